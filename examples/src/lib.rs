@@ -1,0 +1,1 @@
+//! Runnable programs that use kafka-wire; see the `[[example]]` targets.

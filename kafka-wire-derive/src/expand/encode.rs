@@ -1,0 +1,46 @@
+//! The body of `Codec::encode_value`.
+
+use super::{fields, unknown_ref};
+use crate::model::Message;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+pub fn expand_encode(msg: &Message) -> TokenStream {
+    let (all, tagged) = fields(msg);
+    let regular = all.iter().map(|g| {
+        let call = g.encode_call();
+        let path = g.path();
+        g.regular_or_check(quote!(#call.map_err(#path)?;))
+    });
+    let section = msg.may_be_flexible().then(|| {
+        let unknown = unknown_ref(msg);
+        let flags: Vec<_> = (0..tagged.len()).map(|i| format_ident!("__t{}", i)).collect();
+        let decide = tagged.iter().zip(&flags).map(|(g, flag)| {
+            let written = g.tagged_written();
+            quote!(let #flag: bool = #written;)
+        });
+        let write = tagged.iter().zip(&flags).map(|(g, flag)| {
+            let (len, call, path, tag) = (g.len_call(), g.encode_call(), g.path(), g.tag());
+            quote! {
+                if #flag {
+                    let __n = #len.map_err(#path)?;
+                    __w.field(__buf, #tag, __n);
+                    #call.map_err(#path)?;
+                }
+            }
+        });
+        quote! {
+            if __cx.flexible {
+                #(#decide)*
+                let __known: usize = 0 #(+ (#flags as usize))*;
+                let mut __w = ::kafka_wire::__private::TaggedWriter::start(__buf, #unknown, __known);
+                #(#write)*
+                __w.finish(__buf);
+            }
+        }
+    });
+    quote! {
+        #(#regular)*
+        #section
+    }
+}

@@ -1,0 +1,415 @@
+//! Orchestration: raw attributes -> model -> checks -> code, and the fallback impls on error.
+
+mod decode;
+mod encode;
+mod size;
+
+use crate::attr::DefaultLit;
+use crate::ctxt::Ctxt;
+use crate::model::{Field, Message};
+use crate::validate;
+use crate::versions::Range;
+use proc_macro2::{Literal, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+pub fn derive(input: &syn::DeriveInput) -> TokenStream {
+    let cx = Ctxt::new();
+    let msg = Message::from_ast(&cx, input);
+    if let Some(msg) = &msg {
+        validate::check(&cx, msg);
+    }
+    let is_top = msg.as_ref().is_some_and(|m| m.top.is_some());
+    match (cx.check(), msg) {
+        (Ok(()), Some(msg)) => wrap(expand_impls(&msg)),
+        (Err(err), _) => {
+            let mut out = err.to_compile_error();
+            out.extend(wrap(fallback(input, is_top)));
+            out
+        }
+        // `from_ast` returns `None` only after recording an error.
+        (Ok(()), None) => TokenStream::new(),
+    }
+}
+
+/// One anonymous const per expansion, so helper items never leak into the user's scope.
+fn wrap(items: TokenStream) -> TokenStream {
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, unused_qualifications, clippy::all, clippy::pedantic)]
+        const _: () = {
+            #items
+        };
+    }
+}
+
+/// Stub impls that spare users a second wave of "trait not implemented" errors wherever the
+/// type is used while the schema errors are being fixed.
+fn fallback(input: &syn::DeriveInput, is_top: bool) -> TokenStream {
+    let ident = &input.ident;
+    let (impl_g, ty_g, where_g) = input.generics.split_for_impl();
+    let p = quote!(::kafka_wire::__private);
+    let message = is_top.then(|| {
+        quote! {
+            impl #impl_g #p::Message for #ident #ty_g #where_g {
+                const NAME: &'static str = "";
+                const VERSIONS: #p::VersionRange = #p::VersionRange::NONE;
+                const FLEXIBLE_VERSIONS: #p::VersionRange = #p::VersionRange::NONE;
+            }
+        }
+    });
+    quote! {
+        impl #impl_g #p::Codec for #ident #ty_g #where_g {
+            fn encode_value<__B: #p::BufMut>(&self, _: &mut __B, _: #p::Ctx) -> ::core::result::Result<(), #p::EncodeError> {
+                ::core::unreachable!()
+            }
+            fn value_len(&self, _: #p::Ctx) -> ::core::result::Result<usize, #p::EncodeError> {
+                ::core::unreachable!()
+            }
+            fn decode_value(_: &mut #p::Bytes, _: #p::Ctx) -> ::core::result::Result<Self, #p::DecodeError> {
+                ::core::unreachable!()
+            }
+        }
+        impl #impl_g #p::NullableCodec for #ident #ty_g #where_g {
+            fn encode_null<__B: #p::BufMut>(_: &mut __B, _: #p::Ctx) {
+                ::core::unreachable!()
+            }
+            fn null_len(_: #p::Ctx) -> usize {
+                ::core::unreachable!()
+            }
+            fn decode_nullable(_: &mut #p::Bytes, _: #p::Ctx) -> ::core::result::Result<::core::option::Option<Self>, #p::DecodeError> {
+                ::core::unreachable!()
+            }
+        }
+        #message
+    }
+}
+
+fn expand_impls(msg: &Message) -> TokenStream {
+    let ident = &msg.input.ident;
+    let p = quote!(::kafka_wire::__private);
+    let encode = encode::expand_encode(msg);
+    let size = size::expand_size(msg);
+    let decode = decode::expand_decode(msg);
+    let message = msg.top.as_ref().map(|top| {
+        let name = ident.to_string();
+        let versions = top.versions.range.to_tokens();
+        let flexible = top.flexible_range().to_tokens();
+        let api = top.key.as_ref().map(|(key, _)| {
+            quote! {
+                #[automatically_derived]
+                impl #p::ApiMessage for #ident {
+                    const API_KEY: i16 = #key;
+                }
+            }
+        });
+        quote! {
+            #[automatically_derived]
+            impl #p::Message for #ident {
+                const NAME: &'static str = #name;
+                const VERSIONS: #p::VersionRange = #versions;
+                const FLEXIBLE_VERSIONS: #p::VersionRange = #flexible;
+            }
+            #api
+        }
+    });
+    quote! {
+        #[automatically_derived]
+        #[allow(unused_variables, unused_mut, unused_parens)]
+        impl #p::Codec for #ident {
+            #[inline]
+            fn encode_value<__B: #p::BufMut>(&self, __buf: &mut __B, __cx: #p::Ctx) -> ::core::result::Result<(), #p::EncodeError> {
+                let __v = __cx.version;
+                #encode
+                ::core::result::Result::Ok(())
+            }
+
+            #[inline]
+            fn value_len(&self, __cx: #p::Ctx) -> ::core::result::Result<usize, #p::EncodeError> {
+                let __v = __cx.version;
+                let mut __len: usize = 0;
+                #size
+                ::core::result::Result::Ok(__len)
+            }
+
+            #[inline]
+            fn decode_value(__buf: &mut #p::Bytes, __cx: #p::Ctx) -> ::core::result::Result<Self, #p::DecodeError> {
+                let __v = __cx.version;
+                #decode
+            }
+        }
+
+        // Kafka writes a nullable struct as a presence byte (-1 null, 1 present) and the struct.
+        #[automatically_derived]
+        impl #p::NullableCodec for #ident {
+            fn encode_null<__B: #p::BufMut>(__buf: &mut __B, _: #p::Ctx) {
+                __buf.put_i8(-1);
+            }
+            fn null_len(_: #p::Ctx) -> usize {
+                1
+            }
+            fn encode_present<__B: #p::BufMut>(&self, __buf: &mut __B, __cx: #p::Ctx) -> ::core::result::Result<(), #p::EncodeError> {
+                #p::encode_struct_present(self, __buf, __cx)
+            }
+            fn present_len(&self, __cx: #p::Ctx) -> ::core::result::Result<usize, #p::EncodeError> {
+                ::core::result::Result::Ok(1 + #p::Codec::value_len(self, __cx)?)
+            }
+            fn decode_nullable(__buf: &mut #p::Bytes, __cx: #p::Ctx) -> ::core::result::Result<::core::option::Option<Self>, #p::DecodeError> {
+                #p::decode_struct_nullable(__buf, __cx)
+            }
+        }
+
+        #message
+    }
+}
+
+/// Per-field pieces shared by the encoder, the sizer and the decoder, so that a rule lives in
+/// one place.
+pub(crate) struct FieldGen<'a> {
+    pub field: &'a Field<'a>,
+    ty_name: String,
+    universe: Range,
+}
+
+impl<'a> FieldGen<'a> {
+    pub fn new(msg: &Message, field: &'a Field<'a>) -> Self {
+        FieldGen {
+            field,
+            ty_name: msg.input.ident.to_string(),
+            universe: msg.universe(),
+        }
+    }
+
+    /// Versions where the field sits among the regular fields: its versions minus the tagged
+    /// ones (a suffix, as `tagged` is open-ended).
+    pub fn regular(&self) -> Range {
+        let v = self.field.versions.range;
+        let t = self.field.tagged_range();
+        if t.is_empty() {
+            v
+        } else {
+            v.intersect(Range {
+                start: 0,
+                end: t.start - 1,
+            })
+        }
+    }
+
+    /// Condition for `range`, `None` when it always holds.
+    pub fn cond(&self, range: Range) -> Option<TokenStream> {
+        range.condition(self.universe)
+    }
+
+    /// Condition for `range` as an expression.
+    pub fn cond_expr(&self, range: Range) -> TokenStream {
+        self.cond(range).unwrap_or_else(|| quote!(true))
+    }
+
+    /// The context passed to the field's codec.
+    pub fn ctx(&self) -> TokenStream {
+        match &self.field.flexible {
+            None => quote!(__cx),
+            Some(f) => {
+                let c = self.cond_expr(f.range);
+                quote!(::kafka_wire::__private::Ctx::new(__v, #c))
+            }
+        }
+    }
+
+    /// `.map_err(..)` argument naming this field.
+    pub fn path(&self) -> TokenStream {
+        let ty = &self.ty_name;
+        let field = self.field.name();
+        quote!(::kafka_wire::__private::in_field(#ty, #field))
+    }
+
+    fn nullable(&self) -> TokenStream {
+        self.cond_expr(self.field.nullable_range())
+    }
+
+    /// Writes `self.<field>` into `__buf`.
+    pub fn encode_call(&self) -> TokenStream {
+        let f = self.field;
+        let ident = f.ident;
+        let inner = f.ty.inner;
+        let cx = self.ctx();
+        let span = inner.span();
+        if f.ty.option {
+            let nullable = self.nullable();
+            let call = quote_spanned!(span=> ::kafka_wire::__private::encode_option::<#inner, __B>);
+            quote!(#call(&self.#ident, __buf, #cx, #nullable))
+        } else {
+            let codec = quote_spanned!(span=> <#inner as ::kafka_wire::__private::Codec>);
+            quote!(#codec::encode_value(&self.#ident, __buf, #cx))
+        }
+    }
+
+    /// The size of `self.<field>`.
+    pub fn len_call(&self) -> TokenStream {
+        let f = self.field;
+        let ident = f.ident;
+        let inner = f.ty.inner;
+        let cx = self.ctx();
+        let span = inner.span();
+        if f.ty.option {
+            let nullable = self.nullable();
+            let call = quote_spanned!(span=> ::kafka_wire::__private::option_len::<#inner>);
+            quote!(#call(&self.#ident, #cx, #nullable))
+        } else {
+            let codec = quote_spanned!(span=> <#inner as ::kafka_wire::__private::Codec>);
+            quote!(#codec::value_len(&self.#ident, #cx))
+        }
+    }
+
+    /// Reads the field from `buf`.
+    pub fn decode_call(&self, buf: TokenStream) -> TokenStream {
+        let f = self.field;
+        let inner = f.ty.inner;
+        let cx = self.ctx();
+        let span = inner.span();
+        if f.ty.option {
+            let nullable = self.nullable();
+            let call = quote_spanned!(span=> ::kafka_wire::__private::decode_option::<#inner>);
+            quote!(#call(#buf, #cx, #nullable))
+        } else {
+            let codec = quote_spanned!(span=> <#inner as ::kafka_wire::__private::Codec>);
+            quote!(#codec::decode_value(#buf, #cx))
+        }
+    }
+
+    /// True when `self.<field>` holds its default.
+    pub fn is_default(&self) -> TokenStream {
+        let f = self.field;
+        let ident = f.ident;
+        let ty = &f.ast.ty;
+        match f.default.as_ref().map(|d| &d.value) {
+            None => quote!(self.#ident == <#ty as ::core::default::Default>::default()),
+            Some(DefaultLit::Null) => quote!(::core::option::Option::is_none(&self.#ident)),
+            Some(DefaultLit::Str(s)) if f.ty.option => {
+                quote!(::core::option::Option::as_deref(&self.#ident) == ::core::option::Option::Some(#s))
+            }
+            Some(DefaultLit::Str(s)) => quote!(::core::ops::Deref::deref(&self.#ident) == #s),
+            Some(lit) => {
+                let value = literal(f, lit);
+                quote!(self.#ident == #value)
+            }
+        }
+    }
+
+    /// The field's value when the version lacks it.
+    pub fn default_value(&self) -> TokenStream {
+        let f = self.field;
+        let ty = &f.ast.ty;
+        let inner = f.ty.inner;
+        match f.default.as_ref().map(|d| &d.value) {
+            None => quote!(<#ty as ::core::default::Default>::default()),
+            Some(DefaultLit::Null) => quote!(::core::option::Option::None),
+            Some(DefaultLit::Str(s)) if f.ty.option => {
+                quote!(::core::option::Option::Some(<#inner as ::core::convert::From<&'static str>>::from(#s)))
+            }
+            Some(DefaultLit::Str(s)) => {
+                quote!(<#inner as ::core::convert::From<&'static str>>::from(#s))
+            }
+            Some(lit) => literal(f, lit),
+        }
+    }
+
+    /// Returns the non-default error for this field when the version lacks it; nothing for an
+    /// `ignorable` field, which is dropped silently.
+    pub fn check_absent(&self) -> TokenStream {
+        if self.field.ignorable {
+            return TokenStream::new();
+        }
+        let is_default = self.is_default();
+        let path = self.path();
+        quote! {
+            if !(#is_default) {
+                return ::core::result::Result::Err((#path)(::kafka_wire::__private::non_default(__v)));
+            }
+        }
+    }
+
+    /// `if regular { on_regular } else if the version lacks the field { check }`, with the
+    /// branches that cannot run left out.
+    pub fn regular_or_check(&self, on_regular: TokenStream) -> TokenStream {
+        let regular = self.regular();
+        let check = self.check_absent();
+        // Where the field is tagged and the version flexible, the tagged section carries it.
+        let check = if self.field.tagged_range().is_empty() || check.is_empty() {
+            check
+        } else {
+            let t = self.cond_expr(self.field.tagged_range());
+            quote!(if !(#t && __cx.flexible) { #check })
+        };
+        if regular.is_empty() {
+            return check;
+        }
+        match self.cond(regular) {
+            None => on_regular,
+            Some(c) if check.is_empty() => quote!(if #c { #on_regular }),
+            Some(c) => quote!(if #c { #on_regular } else { #check }),
+        }
+    }
+
+    /// For a tagged field: whether it goes into this version's tagged section.
+    pub fn tagged_written(&self) -> TokenStream {
+        let t = self.cond_expr(self.field.tagged_range());
+        let is_default = self.is_default();
+        quote!(#t && !(#is_default))
+    }
+
+    pub fn tag(&self) -> TokenStream {
+        let tag = self.field.tag.as_ref().map_or(0, |(t, _)| *t);
+        quote!(#tag)
+    }
+}
+
+/// A numeric or bool default as an unsuffixed literal, which takes the field's type.
+fn literal(field: &Field, lit: &DefaultLit) -> TokenStream {
+    let float = matches!(field.ty.kind, crate::model::Kind::Float);
+    match *lit {
+        DefaultLit::Bool(b) => quote!(#b),
+        DefaultLit::Int(v) if float => float_literal(v as f64),
+        DefaultLit::Float(v) => float_literal(v),
+        DefaultLit::Int(v) => {
+            let abs = Literal::u128_unsuffixed(v.unsigned_abs());
+            if v < 0 {
+                quote!((-#abs))
+            } else {
+                quote!(#abs)
+            }
+        }
+        // Strings and null are handled by the callers.
+        DefaultLit::Str(_) | DefaultLit::Null => quote!(::core::default::Default::default()),
+    }
+}
+
+fn float_literal(v: f64) -> TokenStream {
+    let abs = Literal::f64_unsuffixed(v.abs());
+    if v < 0.0 {
+        quote!((-#abs))
+    } else {
+        quote!(#abs)
+    }
+}
+
+/// Fields in declaration order, and the tagged ones by ascending tag.
+pub(crate) fn fields<'a>(msg: &'a Message<'a>) -> (Vec<FieldGen<'a>>, Vec<FieldGen<'a>>) {
+    let all: Vec<FieldGen> = msg.fields.iter().map(|f| FieldGen::new(msg, f)).collect();
+    let mut tagged: Vec<FieldGen> = msg
+        .fields
+        .iter()
+        .filter(|f| f.is_tagged())
+        .map(|f| FieldGen::new(msg, f))
+        .collect();
+    tagged.sort_by_key(|g| g.field.tag.as_ref().map(|(t, _)| *t));
+    (all, tagged)
+}
+
+/// `Some(&self.unknown)` or `None`, for the tagged-section helpers.
+pub(crate) fn unknown_ref(msg: &Message) -> TokenStream {
+    match msg.unknown {
+        Some(ident) => quote!(::core::option::Option::Some(&self.#ident)),
+        None => quote!(::core::option::Option::None),
+    }
+}

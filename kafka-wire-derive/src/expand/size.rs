@@ -1,0 +1,36 @@
+//! The body of `Codec::value_len`: the same walk as the encoder, adding sizes.
+
+use super::{fields, unknown_ref};
+use crate::model::Message;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+pub fn expand_size(msg: &Message) -> TokenStream {
+    let (all, tagged) = fields(msg);
+    let regular = all.iter().map(|g| {
+        let (len, path) = (g.len_call(), g.path());
+        g.regular_or_check(quote!(__len += #len.map_err(#path)?;))
+    });
+    let section = msg.may_be_flexible().then(|| {
+        let unknown = unknown_ref(msg);
+        let add = tagged.iter().map(|g| {
+            let (written, len, path, tag) = (g.tagged_written(), g.len_call(), g.path(), g.tag());
+            quote! {
+                if #written {
+                    __tagged.field(#tag, #len.map_err(#path)?);
+                }
+            }
+        });
+        quote! {
+            if __cx.flexible {
+                let mut __tagged = ::kafka_wire::__private::TaggedLen::new(#unknown);
+                #(#add)*
+                __len += __tagged.finish();
+            }
+        }
+    });
+    quote! {
+        #(#regular)*
+        #section
+    }
+}

@@ -1,0 +1,368 @@
+//! Validated IR: `Message` and `Field`, each keeping its syn node for spans.
+
+use crate::attr::{self, DefaultLit};
+use crate::ctxt::Ctxt;
+use crate::versions::{Range, Spanned};
+use syn::spanned::Spanned as _;
+
+/// What a field's Rust type is on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `i8` .. `i64`, `u16`, `u32`, with their inclusive bounds.
+    Int {
+        min: i128,
+        max: i128,
+    },
+    Bool,
+    Float,
+    Uuid,
+    /// `String` or `KafkaString`.
+    Str,
+    /// `Bytes` or `Records`.
+    Bytes,
+    /// `Vec<T>`.
+    Array,
+    /// Any other path: a struct deriving `KafkaMessage` or a type implementing `Codec`.
+    Struct,
+}
+
+impl Kind {
+    /// Whether the wire format can carry a null of this kind.
+    pub fn can_be_null(self) -> bool {
+        matches!(self, Kind::Str | Kind::Bytes | Kind::Array | Kind::Struct)
+    }
+}
+
+/// Integer types by name.
+const INTS: &[(&str, i128, i128)] = &[
+    ("i8", i8::MIN as i128, i8::MAX as i128),
+    ("i16", i16::MIN as i128, i16::MAX as i128),
+    ("u16", 0, u16::MAX as i128),
+    ("i32", i32::MIN as i128, i32::MAX as i128),
+    ("u32", 0, u32::MAX as i128),
+    ("i64", i64::MIN as i128, i64::MAX as i128),
+];
+
+/// Types that look like numbers or collections but have no Kafka encoding.
+const UNSUPPORTED: &[&str] = &[
+    "u8", "u64", "u128", "i128", "usize", "isize", "f32", "char", "str", "HashMap", "BTreeMap",
+    "HashSet", "BTreeSet", "VecDeque", "Box", "Rc", "Arc", "Cow",
+];
+
+const SUPPORTED: &str =
+    "expected `bool`, `i8`, `i16`, `u16`, `i32`, `u32`, `i64`, `f64`, `String`, \
+`KafkaString`, `Bytes`, `Records`, `Uuid`, `Vec<T>`, `Option<T>` or a struct";
+
+/// A field type: its kind, and the type inside `Option` if any.
+pub struct FieldType<'a> {
+    pub kind: Kind,
+    pub option: bool,
+    /// The type the codec is called on: `T` for `Option<T>`, the field type otherwise.
+    pub inner: &'a syn::Type,
+}
+
+fn last_segment(ty: &syn::Type) -> Option<&syn::PathSegment> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
+        syn::Type::Group(g) => last_segment(&g.elem),
+        _ => None,
+    }
+}
+
+/// The single type argument of `Vec<T>` / `Option<T>`.
+fn only_type_arg(seg: &syn::PathSegment) -> Option<&syn::Type> {
+    match &seg.arguments {
+        syn::PathArguments::AngleBracketed(args) if args.args.len() == 1 => match args.args.first()
+        {
+            Some(syn::GenericArgument::Type(t)) => Some(t),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn unsupported(ty: &syn::Type) -> syn::Error {
+    let shown = quote::quote!(#ty).to_string().replace(' ', "");
+    syn::Error::new(
+        ty.span(),
+        format!("unsupported field type `{shown}`; {SUPPORTED}"),
+    )
+}
+
+/// The kind of a type that is not `Option`.
+fn kind_of(ty: &syn::Type) -> syn::Result<Kind> {
+    let Some(seg) = last_segment(ty) else {
+        return Err(unsupported(ty));
+    };
+    let name = seg.ident.to_string();
+    if let Some(&(_, min, max)) = INTS.iter().find(|(n, _, _)| *n == name) {
+        return Ok(Kind::Int { min, max });
+    }
+    let kind = match name.as_str() {
+        "bool" => Kind::Bool,
+        "f64" => Kind::Float,
+        "Uuid" => Kind::Uuid,
+        "String" | "KafkaString" => Kind::Str,
+        "Bytes" | "Records" => Kind::Bytes,
+        "Vec" => {
+            match only_type_arg(seg) {
+                // Elements may be anything but `Option`: Kafka arrays hold no nulls.
+                Some(elem) if last_segment(elem).is_some_and(|s| s.ident == "Option") => {
+                    return Err(syn::Error::new(
+                        elem.span(),
+                        "array elements cannot be null; use `Vec<T>`, or `Option<Vec<T>>` for a nullable array",
+                    ))
+                }
+                Some(elem) => {
+                    kind_of(elem)?;
+                }
+                None => return Err(unsupported(ty)),
+            }
+            Kind::Array
+        }
+        n if UNSUPPORTED.contains(&n) => return Err(unsupported(ty)),
+        _ if !seg.arguments.is_none() => return Err(unsupported(ty)),
+        _ => Kind::Struct,
+    };
+    Ok(kind)
+}
+
+impl<'a> FieldType<'a> {
+    pub fn from_ast(ty: &'a syn::Type) -> syn::Result<Self> {
+        if let Some(seg) = last_segment(ty).filter(|s| s.ident == "Option") {
+            let inner = only_type_arg(seg).ok_or_else(|| unsupported(ty))?;
+            if last_segment(inner).is_some_and(|s| s.ident == "Option") {
+                return Err(unsupported(ty));
+            }
+            return Ok(FieldType {
+                kind: kind_of(inner)?,
+                option: true,
+                inner,
+            });
+        }
+        Ok(FieldType {
+            kind: kind_of(ty)?,
+            option: false,
+            inner: ty,
+        })
+    }
+}
+
+/// A schema field.
+pub struct Field<'a> {
+    pub ast: &'a syn::Field,
+    pub ident: &'a syn::Ident,
+    pub ty: FieldType<'a>,
+    pub versions: Spanned,
+    pub nullable: Option<Spanned>,
+    pub tag: Option<(u32, syn::LitInt)>,
+    pub tagged: Option<Spanned>,
+    pub default: Option<attr::Default>,
+    pub ignorable: bool,
+    pub flexible: Option<Spanned>,
+}
+
+impl Field<'_> {
+    /// The versions in which the field may be null.
+    pub fn nullable_range(&self) -> Range {
+        self.nullable
+            .as_ref()
+            .map_or(Range::NONE, |n| n.range.intersect(self.versions.range))
+    }
+
+    pub fn tagged_range(&self) -> Range {
+        self.tagged.as_ref().map_or(Range::NONE, |t| t.range)
+    }
+
+    pub fn is_tagged(&self) -> bool {
+        self.tag.is_some()
+    }
+
+    pub fn name(&self) -> String {
+        self.ident.to_string()
+    }
+}
+
+/// The struct-level facts of a top-level message.
+pub struct TopLevel {
+    pub key: Option<(i16, syn::LitInt)>,
+    pub versions: Spanned,
+    pub flexible: Option<Spanned>,
+}
+
+impl TopLevel {
+    pub fn flexible_range(&self) -> Range {
+        self.flexible.as_ref().map_or(Range::NONE, |f| f.range)
+    }
+}
+
+/// A struct deriving `KafkaMessage`.
+pub struct Message<'a> {
+    pub input: &'a syn::DeriveInput,
+    pub top: Option<TopLevel>,
+    pub fields: Vec<Field<'a>>,
+    /// The `#[kafka(unknown_tagged_fields)]` field.
+    pub unknown: Option<&'a syn::Ident>,
+}
+
+impl<'a> Message<'a> {
+    /// The range `__v` is known to lie in when the struct's code runs.
+    pub fn universe(&self) -> Range {
+        self.top.as_ref().map_or(Range::ALL, |t| t.versions.range)
+    }
+
+    /// Whether some version of the struct may be flexible.
+    pub fn may_be_flexible(&self) -> bool {
+        self.top
+            .as_ref()
+            .is_none_or(|t| !t.flexible_range().intersect(t.versions.range).is_empty())
+    }
+
+    /// Builds the IR, recording every problem in `cx`; `None` when the input is not a struct
+    /// with named fields.
+    pub fn from_ast(cx: &Ctxt, input: &'a syn::DeriveInput) -> Option<Self> {
+        let container = attr::Container::from_ast(cx, &input.attrs);
+        let fields = match &input.data {
+            syn::Data::Struct(syn::DataStruct {
+                fields: syn::Fields::Named(named),
+                ..
+            }) => &named.named,
+            syn::Data::Struct(s) => {
+                let msg =
+                    "KafkaMessage needs a struct with named fields; each field is a schema field";
+                match &s.fields {
+                    syn::Fields::Unit => cx.error_spanned_by(&input.ident, msg),
+                    fields => cx.error_spanned_by(fields, msg),
+                }
+                return None;
+            }
+            syn::Data::Enum(e) => {
+                cx.error_spanned_by(
+                    e.enum_token,
+                    "KafkaMessage can only be derived for structs, not enums",
+                );
+                return None;
+            }
+            syn::Data::Union(u) => {
+                cx.error_spanned_by(
+                    u.union_token,
+                    "KafkaMessage can only be derived for structs, not unions",
+                );
+                return None;
+            }
+        };
+        if !input.generics.params.is_empty() {
+            cx.error_spanned_by(
+                &input.generics,
+                "KafkaMessage does not support generic structs",
+            );
+        }
+        let top = top_level(cx, container);
+        let mut out = Message {
+            input,
+            top,
+            fields: Vec::new(),
+            unknown: None,
+        };
+        for field in fields {
+            let raw = attr::Field::from_ast(cx, field);
+            // Named fields always have an ident.
+            let Some(ident) = field.ident.as_ref() else {
+                continue;
+            };
+            if let Some(key) = raw.unknown_tagged_fields.key() {
+                check_unknown_field(cx, field, &raw);
+                if out.unknown.is_some() {
+                    cx.error_spanned_by(key, "only one field may hold `unknown_tagged_fields`");
+                }
+                out.unknown = Some(ident);
+                continue;
+            }
+            let ty = match FieldType::from_ast(&field.ty) {
+                Ok(ty) => ty,
+                Err(err) => {
+                    cx.syn_error(err);
+                    continue;
+                }
+            };
+            let Some(versions) = raw.versions.get().cloned() else {
+                cx.error_spanned_by(
+                    ident,
+                    "missing `versions` on field; add e.g. `#[kafka(versions = \"0+\")]`",
+                );
+                continue;
+            };
+            out.fields.push(Field {
+                ast: field,
+                ident,
+                ty,
+                versions,
+                nullable: raw.nullable.get().cloned(),
+                tag: raw.tag.get().cloned(),
+                tagged: raw.tagged.get().cloned(),
+                default: raw.default.get().cloned(),
+                ignorable: raw.ignorable.get().is_some(),
+                flexible: raw.flexible.get().cloned(),
+            });
+        }
+        Some(out)
+    }
+}
+
+fn top_level(cx: &Ctxt, c: attr::Container) -> Option<TopLevel> {
+    let key = c.key.get().cloned();
+    let flexible = c.flexible.get().cloned();
+    match c.versions.get().cloned() {
+        Some(versions) => Some(TopLevel {
+            key,
+            versions,
+            flexible,
+        }),
+        None => {
+            // A struct without `versions` is nested: it takes both from its message.
+            if let Some(k) = c.key.key() {
+                cx.error_spanned_by(
+                    k,
+                    "`key` needs `versions` on the struct, e.g. `versions = \"0-2\"`",
+                );
+            }
+            if let Some(k) = c.flexible.key() {
+                cx.error_spanned_by(
+                    k,
+                    "`flexible` needs `versions` on the struct; a nested struct takes both from its message",
+                );
+            }
+            None
+        }
+    }
+}
+
+/// `#[kafka(unknown_tagged_fields)]` stands alone, on a field of type `UnknownTaggedFields`.
+fn check_unknown_field(cx: &Ctxt, field: &syn::Field, raw: &attr::Field) {
+    for key in raw.schema_keys() {
+        cx.error_spanned_by(
+            key,
+            "`unknown_tagged_fields` cannot be combined with other kafka attributes",
+        );
+    }
+    if !last_segment(&field.ty)
+        .is_some_and(|s| s.ident == "UnknownTaggedFields" && s.arguments.is_none())
+    {
+        cx.error_spanned_by(
+            &field.ty,
+            "the `unknown_tagged_fields` field must have type `kafka_wire::UnknownTaggedFields`",
+        );
+    }
+}
+
+impl DefaultLit {
+    pub fn describe(&self) -> &'static str {
+        match self {
+            DefaultLit::Int(_) => "an integer",
+            DefaultLit::Float(_) => "a float",
+            DefaultLit::Bool(_) => "a bool",
+            DefaultLit::Str(_) => "a string",
+            DefaultLit::Null => "`null`",
+        }
+    }
+}

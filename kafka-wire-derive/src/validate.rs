@@ -1,0 +1,299 @@
+//! Kafka schema rules, one `check_*` function per rule, run over the IR.
+
+use crate::attr::DefaultLit;
+use crate::ctxt::Ctxt;
+use crate::model::{Field, Kind, Message, TopLevel};
+use crate::versions::Range;
+
+pub fn check(cx: &Ctxt, msg: &Message) {
+    if let Some(top) = &msg.top {
+        check_flexible_open(cx, top);
+        check_flexible_within_versions(cx, top);
+        check_keeps_unknown_tags(cx, msg, top);
+    }
+    for field in &msg.fields {
+        if let Some(top) = &msg.top {
+            check_field_overlaps_message(cx, field, top);
+            check_tagged_within_flexible(cx, field, top);
+        }
+        check_tag_pairs(cx, field);
+        check_tagged_open(cx, field);
+        check_tagged_within_versions(cx, field);
+        check_nullable_kind(cx, field);
+        check_option_needs_nullable(cx, field);
+        check_nullable_needs_option(cx, field);
+        check_nullable_overlaps_versions(cx, field);
+        check_default_fits(cx, field);
+        check_null_default(cx, field);
+        check_flexible_override(cx, field);
+    }
+    check_unique_tags(cx, msg);
+    check_contiguous_tags(cx, msg);
+}
+
+/// Flexibility is a one-way step: once a message version is flexible, every later one is too, so
+/// `flexible` is open-ended (`"1+"`) or `"none"`.
+fn check_flexible_open(cx: &Ctxt, top: &TopLevel) {
+    if let Some(f) = &top.flexible {
+        if !f.range.is_empty() && !f.range.is_open() {
+            cx.syn_error(syn::Error::new(
+                f.span(),
+                format!(
+                    "`flexible` versions must be open-ended, like `{}+`, or `none`",
+                    f.range.start
+                ),
+            ));
+        }
+    }
+}
+
+/// A flexible range that starts after the last version is a typo: it would never apply.
+fn check_flexible_within_versions(cx: &Ctxt, top: &TopLevel) {
+    if let Some(f) = &top.flexible {
+        let v = top.versions.range;
+        if !f.range.is_empty() && (v.is_empty() || f.range.start > v.end) {
+            cx.syn_error(syn::Error::new(
+                f.span(),
+                format!(
+                    "`flexible` versions `{}` start after the last valid version `{v}`",
+                    f.range
+                ),
+            ));
+        }
+    }
+}
+
+/// Unknown tagged fields must survive a round trip, so a message that has flexible versions
+/// needs a place to keep them.
+fn check_keeps_unknown_tags(cx: &Ctxt, msg: &Message, top: &TopLevel) {
+    if msg.unknown.is_none() && msg.may_be_flexible() {
+        if let Some(f) = &top.flexible {
+            cx.syn_error(syn::Error::new(
+                f.span(),
+                "a message with flexible versions needs a field \
+                 `#[kafka(unknown_tagged_fields)] unknown_tagged_fields: UnknownTaggedFields`",
+            ));
+        }
+    }
+}
+
+/// A field's range may reach past the message's (newer schemas keep `0+` after dropping old
+/// versions), but one that never meets it is a mistake.
+fn check_field_overlaps_message(cx: &Ctxt, field: &Field, top: &TopLevel) {
+    let v = top.versions.range;
+    if !v.is_empty() && field.versions.range.intersect(v).is_empty() {
+        cx.syn_error(syn::Error::new(
+            field.versions.span(),
+            format!(
+                "field versions `{}` do not overlap the message versions `{v}`",
+                field.versions.range
+            ),
+        ));
+    }
+}
+
+/// A tag and the versions where it applies come together.
+fn check_tag_pairs(cx: &Ctxt, field: &Field) {
+    match (&field.tag, &field.tagged) {
+        (Some((_, lit)), None) => {
+            cx.error_spanned_by(lit, "`tag` needs `tagged` versions, e.g. `tagged = \"0+\"`")
+        }
+        (None, Some(t)) => cx.syn_error(syn::Error::new(
+            t.span(),
+            "`tagged` needs a `tag`, e.g. `tag = 0`",
+        )),
+        _ => {}
+    }
+}
+
+/// Like flexibility, being tagged never stops in a later version.
+fn check_tagged_open(cx: &Ctxt, field: &Field) {
+    if let Some(t) = &field.tagged {
+        if !t.range.is_open() {
+            cx.syn_error(syn::Error::new(
+                t.span(),
+                format!(
+                    "`tagged` versions must be open-ended, like `{}+`",
+                    t.range.start.max(0)
+                ),
+            ));
+        }
+    }
+}
+
+/// Tagged fields exist only in the tagged-field section of flexible versions.
+fn check_tagged_within_flexible(cx: &Ctxt, field: &Field, top: &TopLevel) {
+    let Some(t) = &field.tagged else { return };
+    let flexible = top.flexible_range();
+    if !t.range.is_empty() && !t.range.intersect(top.versions.range).within(flexible) {
+        cx.syn_error(syn::Error::new(
+            t.span(),
+            format!(
+                "`tagged` versions `{}` are not within the flexible versions `{flexible}`",
+                t.range
+            ),
+        ));
+    }
+}
+
+/// A field is tagged only in versions where it exists.
+fn check_tagged_within_versions(cx: &Ctxt, field: &Field) {
+    if let Some(t) = &field.tagged {
+        if !t.range.within(field.versions.range) {
+            cx.syn_error(syn::Error::new(
+                t.span(),
+                format!(
+                    "`tagged` versions `{}` are not within the field versions `{}`",
+                    t.range, field.versions.range
+                ),
+            ));
+        }
+    }
+}
+
+/// Only strings, bytes, records, arrays and structs have a null on the wire.
+fn check_nullable_kind(cx: &Ctxt, field: &Field) {
+    if field.nullable.is_some() && !field.ty.kind.can_be_null() {
+        let inner = field.ty.inner;
+        let shown = quote::quote!(#inner).to_string();
+        cx.error_spanned_by(
+            inner,
+            format!("`{shown}` cannot be null on the wire; only strings, bytes, records, arrays and structs can"),
+        );
+    }
+}
+
+/// `Option<T>` is how a nullable field says so in Rust; without `nullable` the `None` could not
+/// be written.
+fn check_option_needs_nullable(cx: &Ctxt, field: &Field) {
+    if field.ty.option && field.nullable.is_none() {
+        cx.error_spanned_by(
+            &field.ast.ty,
+            "`Option` field without `nullable` versions; add e.g. `nullable = \"0+\"` or drop the `Option`",
+        );
+    }
+}
+
+/// A nullable field must be able to hold the null it reads.
+fn check_nullable_needs_option(cx: &Ctxt, field: &Field) {
+    if let Some(n) = &field.nullable {
+        if !field.ty.option && field.ty.kind.can_be_null() {
+            cx.syn_error(syn::Error::new(
+                n.span(),
+                "a `nullable` field needs an `Option<T>` type to hold the null",
+            ));
+        }
+    }
+}
+
+/// Kafka lets `nullable` reach past `versions` (it is intersected), but a range that never
+/// meets them is a mistake.
+fn check_nullable_overlaps_versions(cx: &Ctxt, field: &Field) {
+    if let Some(n) = &field.nullable {
+        if !n.range.is_empty() && n.range.intersect(field.versions.range).is_empty() {
+            cx.syn_error(syn::Error::new(
+                n.span(),
+                format!(
+                    "`nullable` versions `{}` do not overlap the field versions `{}`",
+                    n.range, field.versions.range
+                ),
+            ));
+        }
+    }
+}
+
+/// A default must be a value of the field's type: integers in range, a string for strings, and
+/// only `null` (or nothing) for bytes, arrays, structs and UUIDs.
+fn check_default_fits(cx: &Ctxt, field: &Field) {
+    let Some(d) = &field.default else { return };
+    let ty = field.ty.inner;
+    let shown = quote::quote!(#ty).to_string().replace(' ', "");
+    let err = |msg: String| cx.syn_error(syn::Error::new(d.span, msg));
+    match (&d.value, field.ty.kind) {
+        (DefaultLit::Null, _) => {}
+        (DefaultLit::Int(v), Kind::Int { min, max }) => {
+            if *v < min || *v > max {
+                err(format!(
+                    "default {v} does not fit in `{shown}` ({min} to {max})"
+                ));
+            }
+        }
+        (DefaultLit::Int(_) | DefaultLit::Float(_), Kind::Float) => {}
+        (DefaultLit::Bool(_), Kind::Bool) => {}
+        (DefaultLit::Str(_), Kind::Str) => {}
+        (value, _) => err(format!(
+            "{} default does not fit field type `{shown}`",
+            value.describe()
+        )),
+    }
+}
+
+/// `default = "null"` is the value of the field in versions where it is absent, so the field
+/// must be nullable in all its versions, and be an `Option`.
+fn check_null_default(cx: &Ctxt, field: &Field) {
+    let Some(d) = &field.default else { return };
+    if !matches!(d.value, DefaultLit::Null) {
+        return;
+    }
+    let nullable = field.nullable.as_ref().map_or(Range::NONE, |n| n.range);
+    if !field.ty.option || !field.versions.range.within(nullable) {
+        cx.syn_error(syn::Error::new(
+            d.span,
+            format!(
+                "default `null` needs the field to be nullable in all its versions `{}`",
+                field.versions.range
+            ),
+        ));
+    }
+}
+
+/// Only strings and bytes may override the message's flexibility (the request header's client
+/// id stays a classic string in flexible header versions).
+fn check_flexible_override(cx: &Ctxt, field: &Field) {
+    if let Some(f) = &field.flexible {
+        if !matches!(field.ty.kind, Kind::Str | Kind::Bytes) {
+            cx.syn_error(syn::Error::new(
+                f.span(),
+                "only string and bytes fields can override `flexible` versions",
+            ));
+        }
+    }
+}
+
+/// A tag names one field per struct.
+fn check_unique_tags(cx: &Ctxt, msg: &Message) {
+    let mut seen: Vec<(u32, &Field)> = Vec::new();
+    for field in &msg.fields {
+        let Some((tag, lit)) = &field.tag else {
+            continue;
+        };
+        if let Some((_, first)) = seen.iter().find(|(t, _)| t == tag) {
+            cx.error_spanned_by(
+                lit,
+                format!("tag {tag} is already used by field `{}`", first.name()),
+            );
+        } else {
+            seen.push((*tag, field));
+        }
+    }
+}
+
+/// Kafka numbers a struct's tags 0, 1, 2, ... without gaps.
+fn check_contiguous_tags(cx: &Ctxt, msg: &Message) {
+    let mut tags: Vec<(u32, &syn::LitInt)> = msg
+        .fields
+        .iter()
+        .filter_map(|f| f.tag.as_ref().map(|(t, l)| (*t, l)))
+        .collect();
+    tags.sort_by_key(|(t, _)| *t);
+    tags.dedup_by_key(|(t, _)| *t);
+    for (expected, (tag, lit)) in tags.iter().enumerate() {
+        if *tag as usize != expected {
+            cx.error_spanned_by(
+                lit,
+                format!("tags must be numbered from 0 without gaps; expected tag {expected} before tag {tag}"),
+            );
+            break;
+        }
+    }
+}

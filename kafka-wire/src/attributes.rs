@@ -1,0 +1,1 @@
+//! Reference of every `#[kafka(...)]` key (documentation only).

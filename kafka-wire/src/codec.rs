@@ -1,0 +1,67 @@
+//! The per-value codec that derived structs and every field type implement.
+
+use crate::{DecodeError, EncodeError};
+use bytes::{BufMut, Bytes};
+
+/// What a value needs to know about the message being read or written.
+///
+/// A nested struct has no version of its own: it takes the version and the flexibility of the
+/// message that carries it, through this context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ctx {
+    /// The message version.
+    pub version: i16,
+    /// Whether this version uses compact lengths and tagged-field sections.
+    pub flexible: bool,
+}
+
+impl Ctx {
+    /// A context for `version`, flexible or not.
+    pub const fn new(version: i16, flexible: bool) -> Self {
+        Ctx { version, flexible }
+    }
+}
+
+/// How one value is laid out on the wire.
+///
+/// Implemented for every supported field type and by `#[derive(KafkaMessage)]` for structs.
+/// Implement it for a type of your own to use that type as a field; the derive reports a
+/// missing implementation at the field's type.
+pub trait Codec: Sized {
+    /// The encoded size when it is the same for every value, whatever the context.
+    const FIXED_LEN: Option<usize> = None;
+
+    /// Writes the value.
+    fn encode_value<B: BufMut>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError>;
+
+    /// The exact number of bytes [`encode_value`](Codec::encode_value) writes.
+    fn value_len(&self, cx: Ctx) -> Result<usize, EncodeError>;
+
+    /// Reads a value, taking strings and bytes as zero-copy slices of `buf`.
+    fn decode_value(buf: &mut Bytes, cx: Ctx) -> Result<Self, DecodeError>;
+}
+
+/// A value that may be null in the versions where its field is nullable.
+///
+/// Strings, bytes, records and arrays spell null as a length of -1 (0 in compact form); a
+/// struct is preceded by a byte, -1 for null and 1 for present.
+pub trait NullableCodec: Codec {
+    /// Writes a null.
+    fn encode_null<B: BufMut>(buf: &mut B, cx: Ctx);
+
+    /// The size of a null.
+    fn null_len(cx: Ctx) -> usize;
+
+    /// Writes a present value in a version where the field is nullable.
+    fn encode_present<B: BufMut>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
+        self.encode_value(buf, cx)
+    }
+
+    /// The size of a present value in a version where the field is nullable.
+    fn present_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
+        self.value_len(cx)
+    }
+
+    /// Reads a value or a null.
+    fn decode_nullable(buf: &mut Bytes, cx: Ctx) -> Result<Option<Self>, DecodeError>;
+}

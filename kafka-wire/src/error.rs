@@ -1,0 +1,449 @@
+//! Decode and encode errors: a matchable kind, the field path and, for decoding, the byte offset.
+
+use crate::VersionRange;
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+use core::fmt;
+
+/// One step of the path from the outermost message to the failing field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Segment {
+    Field {
+        ty: &'static str,
+        field: &'static str,
+    },
+    Index(usize),
+}
+
+/// Segments are pushed innermost first, on the error path only.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Path {
+    root: Option<&'static str>,
+    segments: Vec<Segment>,
+}
+
+impl Path {
+    fn is_empty(&self) -> bool {
+        self.segments.is_empty() && self.root.is_none()
+    }
+}
+
+impl fmt::Display for Path {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let outer_ty = self.segments.iter().rev().find_map(|s| match s {
+            Segment::Field { ty, .. } => Some(*ty),
+            Segment::Index(_) => None,
+        });
+        if let Some(root) = outer_ty.or(self.root) {
+            f.write_str(root)?;
+        }
+        for segment in self.segments.iter().rev() {
+            match segment {
+                Segment::Field { field, .. } => write!(f, ".{field}")?,
+                Segment::Index(i) => write!(f, "[{i}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What went wrong while decoding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecodeErrorKind {
+    /// The input ended inside a value.
+    UnexpectedEof {
+        /// Bytes the value needed.
+        needed: usize,
+        /// Bytes that were left.
+        available: usize,
+    },
+    /// A string, bytes or records length is larger than what is left of the input.
+    LengthExceedsRemaining {
+        /// The declared length.
+        length: u64,
+        /// Bytes that were left.
+        remaining: usize,
+    },
+    /// An array count is larger than what is left of the input (every element takes at least
+    /// one byte on the wire).
+    CountExceedsRemaining {
+        /// The declared element count.
+        count: u64,
+        /// Bytes that were left.
+        remaining: usize,
+    },
+    /// A length or count below -1.
+    NegativeLength {
+        /// The declared value.
+        length: i64,
+    },
+    /// A null where the version does not allow one.
+    UnexpectedNull {
+        /// The version being decoded.
+        version: i16,
+    },
+    /// A string that is not UTF-8.
+    InvalidUtf8,
+    /// A string longer than 32767 bytes, the most any Kafka string may hold.
+    StringTooLong {
+        /// The declared length.
+        length: u64,
+    },
+    /// A varint with a continuation bit on its last allowed byte (5th for 32 bits, 10th for 64).
+    VarintTooLong,
+    /// A varint whose value needs more bits than its type has.
+    VarintOverflow,
+    /// The message does not exist in this version.
+    UnsupportedVersion {
+        /// The version asked for.
+        version: i16,
+        /// The versions the message has.
+        valid: VersionRange,
+    },
+    /// Bytes left after a value that should have used them all.
+    TrailingBytes {
+        /// How many were left.
+        count: usize,
+    },
+    /// A tagged field the struct does not know, in a struct with no place to keep it.
+    UnknownTaggedField {
+        /// Its tag.
+        tag: u32,
+    },
+    /// A known tagged field whose value did not use exactly the bytes its size declared.
+    TaggedFieldSize {
+        /// Its tag.
+        tag: u32,
+        /// The declared size.
+        declared: usize,
+        /// Bytes the value used.
+        used: usize,
+    },
+}
+
+impl fmt::Display for DecodeErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnexpectedEof { .. } => f.write_str("unexpected end of input"),
+            Self::LengthExceedsRemaining { length, remaining } => {
+                write!(f, "length {length} exceeds the {remaining} bytes left")
+            }
+            Self::CountExceedsRemaining { count, remaining } => {
+                write!(f, "array count {count} exceeds the {remaining} bytes left")
+            }
+            Self::NegativeLength { length } => write!(f, "invalid length {length}"),
+            Self::UnexpectedNull { version } => {
+                write!(f, "null is not allowed at version {version}")
+            }
+            Self::InvalidUtf8 => f.write_str("string is not valid UTF-8"),
+            Self::StringTooLong { length } => {
+                write!(f, "string length {length} is over the limit of 32767")
+            }
+            Self::VarintTooLong => f.write_str("varint is too long"),
+            Self::VarintOverflow => f.write_str("varint overflows its type"),
+            Self::UnsupportedVersion { version, valid } => {
+                write!(
+                    f,
+                    "version {version} is not supported (valid versions: {valid})"
+                )
+            }
+            Self::TrailingBytes { count } => write!(f, "{count} bytes left over"),
+            Self::UnknownTaggedField { tag } => {
+                write!(
+                    f,
+                    "unknown tagged field {tag} in a struct that cannot keep it"
+                )
+            }
+            Self::TaggedFieldSize {
+                tag,
+                declared,
+                used,
+            } => write!(
+                f,
+                "tagged field {tag} declares {declared} bytes but its value used {used}"
+            ),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct DecodeInner {
+    kind: DecodeErrorKind,
+    /// Bytes left in the input at the failing point, counted from the end of the input; turned
+    /// into an offset by the outermost decoder, which knows the input's length.
+    remaining: usize,
+    offset: Option<usize>,
+    path: Path,
+}
+
+/// A decoding failure: its [kind](DecodeErrorKind), the field path and the byte offset.
+///
+/// ```
+/// use kafka_wire::messages::WriteTxnMarkersRequest;
+/// use kafka_wire::{Decode, DecodeErrorKind};
+///
+/// // One marker announced, then the input stops inside its producer id.
+/// let err = WriteTxnMarkersRequest::decode_exact(&[0x02, 0x00, 0x00][..], 1).unwrap_err();
+/// assert!(matches!(err.kind(), DecodeErrorKind::UnexpectedEof { needed: 8, available: 2 }));
+/// assert_eq!(err.path(), "WriteTxnMarkersRequest.markers[0].producer_id");
+/// assert_eq!(err.offset(), Some(1));
+/// assert_eq!(
+///     err.to_string(),
+///     "WriteTxnMarkersRequest.markers[0].producer_id: unexpected end of input at byte 1 (needed 8, 2 left)"
+/// );
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct DecodeError(Box<DecodeInner>);
+
+impl DecodeError {
+    /// An error of `kind` at the point where `remaining` bytes of the current input were left.
+    #[cold]
+    #[inline(never)]
+    pub fn new(kind: DecodeErrorKind, remaining: usize) -> Self {
+        DecodeError(Box::new(DecodeInner {
+            kind,
+            remaining,
+            offset: None,
+            path: Path::default(),
+        }))
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn eof(needed: usize, available: usize) -> Self {
+        Self::new(
+            DecodeErrorKind::UnexpectedEof { needed, available },
+            available,
+        )
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &DecodeErrorKind {
+        &self.0.kind
+    }
+
+    /// The byte offset of the failing value in the input given to
+    /// [`Decode::decode`](crate::Decode::decode), once the error has left it.
+    pub fn offset(&self) -> Option<usize> {
+        self.0.offset
+    }
+
+    /// The field path, such as `WriteTxnMarkersRequest.markers[3].topics[0].name`; empty when
+    /// the failure is not inside a field.
+    pub fn path(&self) -> alloc::string::String {
+        use alloc::string::ToString;
+        self.0.path.to_string()
+    }
+
+    /// Adds the field `ty.field` as the next outer step of the path.
+    #[cold]
+    #[inline(never)]
+    pub fn in_field(mut self, ty: &'static str, field: &'static str) -> Self {
+        self.0.path.segments.push(Segment::Field { ty, field });
+        self
+    }
+
+    /// Adds the array index `index` as the next outer step of the path.
+    #[cold]
+    #[inline(never)]
+    pub fn at_index(mut self, index: usize) -> Self {
+        self.0.path.segments.push(Segment::Index(index));
+        self
+    }
+
+    /// Names the outermost message, for errors that happen before any field.
+    #[cold]
+    pub(crate) fn in_message(mut self, name: &'static str) -> Self {
+        self.0.path.root.get_or_insert(name);
+        self
+    }
+
+    /// Re-bases the error from a sub-slice onto its parent input, of which `after` bytes follow
+    /// the sub-slice.
+    #[cold]
+    pub(crate) fn behind(mut self, after: usize) -> Self {
+        self.0.remaining = self.0.remaining.saturating_add(after);
+        self
+    }
+
+    /// Fixes the byte offset, given the length of the whole input.
+    #[cold]
+    pub(crate) fn at_input_len(mut self, len: usize) -> Self {
+        if self.0.offset.is_none() {
+            self.0.offset = Some(len.saturating_sub(self.0.remaining));
+        }
+        self
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = &*self.0;
+        if !inner.path.is_empty() {
+            write!(f, "{}: ", inner.path)?;
+        }
+        write!(f, "{}", inner.kind)?;
+        match inner.offset {
+            Some(offset) => write!(f, " at byte {offset}")?,
+            None => write!(f, " with {} bytes left", inner.remaining)?,
+        }
+        if let DecodeErrorKind::UnexpectedEof { needed, available } = inner.kind {
+            write!(f, " (needed {needed}, {available} left)")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DecodeError")
+            .field("kind", &self.0.kind)
+            .field("path", &format_args!("{}", self.0.path))
+            .field("offset", &self.0.offset)
+            .finish()
+    }
+}
+
+impl core::error::Error for DecodeError {}
+
+/// What went wrong while encoding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EncodeErrorKind {
+    /// The message does not exist in this version.
+    UnsupportedVersion {
+        /// The version asked for.
+        version: i16,
+        /// The versions the message has.
+        valid: VersionRange,
+    },
+    /// A field that the version lacks holds a value other than its default, and the field is not
+    /// `ignorable`: writing the message would silently drop it.
+    NonDefaultField {
+        /// The version being encoded.
+        version: i16,
+    },
+    /// A `None` in a field that the version does not allow to be null.
+    UnexpectedNull {
+        /// The version being encoded.
+        version: i16,
+    },
+    /// A string, bytes or array longer than its length prefix can express.
+    TooLong {
+        /// The value's length.
+        length: usize,
+        /// The largest length the encoding can express.
+        max: usize,
+    },
+}
+
+impl fmt::Display for EncodeErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnsupportedVersion { version, valid } => {
+                write!(
+                    f,
+                    "version {version} is not supported (valid versions: {valid})"
+                )
+            }
+            Self::NonDefaultField { version } => write!(
+                f,
+                "holds a non-default value but does not exist at version {version}"
+            ),
+            Self::UnexpectedNull { version } => {
+                write!(f, "null is not allowed at version {version}")
+            }
+            Self::TooLong { length, max } => {
+                write!(f, "length {length} is longer than the maximum {max}")
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct EncodeInner {
+    kind: EncodeErrorKind,
+    path: Path,
+}
+
+/// An encoding failure: its [kind](EncodeErrorKind) and the field path.
+///
+/// ```
+/// use kafka_wire::messages::{WritableTxnMarker, WriteTxnMarkersRequest};
+/// use kafka_wire::{Encode, EncodeErrorKind};
+///
+/// // Version 0 has no place for a marker's coordinator-side epoch of... nothing: but it also has
+/// // no flexible encoding, so a request from version 2 with `transaction_version` set is fine
+/// // (the field is ignorable), while version 3 does not exist at all.
+/// let request = WriteTxnMarkersRequest::default();
+/// let err = request.encoded_len(3).unwrap_err();
+/// assert!(matches!(err.kind(), EncodeErrorKind::UnsupportedVersion { version: 3, .. }));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct EncodeError(Box<EncodeInner>);
+
+impl EncodeError {
+    /// An error of `kind` with an empty path.
+    #[cold]
+    #[inline(never)]
+    pub fn new(kind: EncodeErrorKind) -> Self {
+        EncodeError(Box::new(EncodeInner {
+            kind,
+            path: Path::default(),
+        }))
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &EncodeErrorKind {
+        &self.0.kind
+    }
+
+    /// The field path, such as `WriteTxnMarkersRequest.markers[0].transaction_version`.
+    pub fn path(&self) -> alloc::string::String {
+        use alloc::string::ToString;
+        self.0.path.to_string()
+    }
+
+    /// Adds the field `ty.field` as the next outer step of the path.
+    #[cold]
+    #[inline(never)]
+    pub fn in_field(mut self, ty: &'static str, field: &'static str) -> Self {
+        self.0.path.segments.push(Segment::Field { ty, field });
+        self
+    }
+
+    /// Adds the array index `index` as the next outer step of the path.
+    #[cold]
+    #[inline(never)]
+    pub fn at_index(mut self, index: usize) -> Self {
+        self.0.path.segments.push(Segment::Index(index));
+        self
+    }
+
+    #[cold]
+    pub(crate) fn in_message(mut self, name: &'static str) -> Self {
+        self.0.path.root.get_or_insert(name);
+        self
+    }
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.0.path.is_empty() {
+            write!(f, "{}: ", self.0.path)?;
+        }
+        write!(f, "{}", self.0.kind)
+    }
+}
+
+impl fmt::Debug for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EncodeError")
+            .field("kind", &self.0.kind)
+            .field("path", &format_args!("{}", self.0.path))
+            .finish()
+    }
+}
+
+impl core::error::Error for EncodeError {}

@@ -1,0 +1,69 @@
+//! Byte-exact encoders and decoders for the Apache Kafka wire protocol.
+//!
+//! Annotate a plain struct with the schema facts Kafka publishes (versions, flexible versions,
+//! nullability, tags, defaults) and derive [`KafkaMessage`]; the derive writes the encoder, the
+//! decoder and an exact size computation, all driven by the version at run time.
+//!
+//! ```
+//! use kafka_wire::{Decode, Encode, KafkaMessage, KafkaString, UnknownTaggedFields};
+//!
+//! #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+//! #[kafka(key = 1000, versions = "0-2", flexible = "1+")]
+//! pub struct PingRequest {
+//!     #[kafka(versions = "0+")]
+//!     pub origin: KafkaString,
+//!     #[kafka(versions = "0+")]
+//!     pub sequence: Vec<i32>,
+//!     #[kafka(versions = "2+", tag = 0, tagged = "2+", default = -1)]
+//!     pub deadline_ms: i64,
+//!     #[kafka(unknown_tagged_fields)]
+//!     pub unknown_tagged_fields: UnknownTaggedFields,
+//! }
+//!
+//! let ping = PingRequest {
+//!     origin: KafkaString::from_static("broker-1"),
+//!     sequence: vec![1, 2],
+//!     deadline_ms: 1500,
+//!     ..Default::default()
+//! };
+//! let bytes = ping.encode_to_bytes(2)?;
+//! assert_eq!(bytes.len(), ping.encoded_len(2)?);
+//! assert_eq!(PingRequest::decode_exact(bytes, 2)?, ping);
+//!
+//! // Version 1 has no `deadline_ms`, and the field is not `ignorable`: refusing to drop it
+//! // silently is Kafka's rule.
+//! assert!(ping.encode_to_bytes(1).is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The attribute vocabulary is in [`attributes`]; the messages of the protocol are in
+//! [`messages`].
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+extern crate alloc;
+// Generated code names this crate by its absolute path, also inside it.
+extern crate self as kafka_wire;
+
+pub mod attributes;
+pub mod codec;
+mod error;
+pub mod messages;
+mod primitives;
+mod tagged;
+mod traits;
+mod types;
+mod version;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
+pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+pub use crate::primitives::varint;
+pub use crate::tagged::{RawTaggedField, UnknownTaggedFields};
+pub use crate::traits::{ApiMessage, Decode, Encode, Message};
+pub use crate::types::{KafkaString, Records, Uuid};
+pub use crate::version::VersionRange;
+pub use bytes;
+pub use kafka_wire_derive::KafkaMessage;

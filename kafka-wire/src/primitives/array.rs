@@ -1,0 +1,110 @@
+//! Arrays: an element count, then the elements.
+
+use super::bytes::{prefix_len, read_len, unexpected_null, write_len, LenKind};
+use crate::codec::{Codec, Ctx, NullableCodec};
+use crate::{DecodeError, DecodeErrorKind, EncodeError};
+use bytes::{Buf, BufMut, Bytes};
+
+/// The most memory an array reserves up front from a count it read; beyond this it grows as
+/// elements actually decode, so a forged count costs at most this much.
+const PREALLOC_BYTES: usize = 4096;
+
+#[inline]
+fn encode_elements<T: Codec, B: BufMut>(
+    items: &[T],
+    buf: &mut B,
+    cx: Ctx,
+) -> Result<(), EncodeError> {
+    for (i, item) in items.iter().enumerate() {
+        item.encode_value(buf, cx).map_err(|e| e.at_index(i))?;
+    }
+    Ok(())
+}
+
+#[inline]
+fn elements_len<T: Codec>(items: &[T], cx: Ctx) -> Result<usize, EncodeError> {
+    if let Some(n) = T::FIXED_LEN {
+        return Ok(n * items.len());
+    }
+    let mut total = 0usize;
+    for (i, item) in items.iter().enumerate() {
+        total += item.value_len(cx).map_err(|e| e.at_index(i))?;
+    }
+    Ok(total)
+}
+
+#[inline]
+fn decode_elements<T: Codec>(
+    buf: &mut Bytes,
+    cx: Ctx,
+    count: usize,
+    start: usize,
+) -> Result<Vec<T>, DecodeError> {
+    let capacity = match T::FIXED_LEN {
+        // Fixed-size elements must all fit in what is left; then the count is trustworthy.
+        Some(n) => {
+            if count.saturating_mul(n) > buf.remaining() {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::CountExceedsRemaining {
+                        count: count as u64,
+                        remaining: buf.remaining(),
+                    },
+                    start,
+                ));
+            }
+            count
+        }
+        None => count.min(PREALLOC_BYTES / core::mem::size_of::<T>().max(1)),
+    };
+    let mut items = Vec::with_capacity(capacity);
+    for i in 0..count {
+        items.push(T::decode_value(buf, cx).map_err(|e| e.at_index(i))?);
+    }
+    Ok(items)
+}
+
+impl<T: Codec> Codec for Vec<T> {
+    #[inline]
+    fn encode_value<B: BufMut>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
+        write_len(buf, cx, LenKind::Array, Some(self.len()))?;
+        encode_elements(self, buf, cx)
+    }
+
+    #[inline]
+    fn value_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
+        Ok(prefix_len(cx, LenKind::Array, Some(self.len()))? + elements_len(self, cx)?)
+    }
+
+    #[inline]
+    fn decode_value(buf: &mut Bytes, cx: Ctx) -> Result<Self, DecodeError> {
+        let start = buf.remaining();
+        match read_len(buf, cx, LenKind::Array)? {
+            Some(count) => decode_elements(buf, cx, count, start),
+            None => Err(unexpected_null(cx, start)),
+        }
+    }
+}
+
+impl<T: Codec> NullableCodec for Vec<T> {
+    fn encode_null<B: BufMut>(buf: &mut B, cx: Ctx) {
+        // A null prefix never fails.
+        let _ = write_len(buf, cx, LenKind::Array, None);
+    }
+
+    fn null_len(cx: Ctx) -> usize {
+        if cx.flexible {
+            1
+        } else {
+            4
+        }
+    }
+
+    #[inline]
+    fn decode_nullable(buf: &mut Bytes, cx: Ctx) -> Result<Option<Self>, DecodeError> {
+        let start = buf.remaining();
+        match read_len(buf, cx, LenKind::Array)? {
+            Some(count) => decode_elements(buf, cx, count, start).map(Some),
+            None => Ok(None),
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! Length prefixes, `Bytes` and `Records`.
+//!
+//! Classic versions prefix a string with an `i16` length and bytes, records and arrays with an
+//! `i32`, -1 meaning null. Flexible versions use an unsigned varint of length + 1, 0 meaning
+//! null.
+
+use super::varint::{get_uvarint, put_uvarint, uvarint_len};
+use crate::codec::{Codec, Ctx, NullableCodec};
+use crate::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Records};
+use bytes::{Buf, BufMut, Bytes};
+
+/// Which classic prefix a value uses.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LenKind {
+    /// `i16` classic prefix; Kafka caps strings at 32767 bytes in both encodings.
+    String,
+    /// `i32` classic prefix: bytes and records.
+    Bytes,
+    /// `i32` classic prefix, and the value is an element count.
+    Array,
+}
+
+impl LenKind {
+    const fn max(self) -> usize {
+        match self {
+            LenKind::String => i16::MAX as usize,
+            // Compact lengths are written as length + 1 in an unsigned varint that Kafka reads
+            // into an `int`, so both forms stop at `i32::MAX - 1`.
+            LenKind::Bytes | LenKind::Array => i32::MAX as usize - 1,
+        }
+    }
+}
+
+/// The size of the prefix for `len` (`None` is null).
+#[inline]
+pub(crate) fn prefix_len(cx: Ctx, kind: LenKind, len: Option<usize>) -> Result<usize, EncodeError> {
+    match (cx.flexible, len) {
+        (_, Some(len)) if len > kind.max() => Err(too_long(len, kind)),
+        (true, Some(len)) => Ok(uvarint_len(len as u32 + 1)),
+        (true, None) => Ok(1),
+        (false, _) if kind == LenKind::String => Ok(2),
+        (false, _) => Ok(4),
+    }
+}
+
+#[cold]
+fn too_long(length: usize, kind: LenKind) -> EncodeError {
+    EncodeError::new(EncodeErrorKind::TooLong {
+        length,
+        max: kind.max(),
+    })
+}
+
+/// Writes the prefix for `len` (`None` is null).
+#[inline]
+pub(crate) fn write_len<B: BufMut>(
+    buf: &mut B,
+    cx: Ctx,
+    kind: LenKind,
+    len: Option<usize>,
+) -> Result<(), EncodeError> {
+    let Some(len) = len else {
+        match (cx.flexible, kind) {
+            (true, _) => buf.put_u8(0),
+            (false, LenKind::String) => buf.put_i16(-1),
+            (false, _) => buf.put_i32(-1),
+        }
+        return Ok(());
+    };
+    if len > kind.max() {
+        return Err(too_long(len, kind));
+    }
+    // Both casts are in range: `len` is at most `kind.max()`, below `i32::MAX`.
+    match (cx.flexible, kind) {
+        (true, _) => put_uvarint(buf, len as u32 + 1),
+        (false, LenKind::String) => buf.put_i16(len as i16),
+        (false, _) => buf.put_i32(len as i32),
+    }
+    Ok(())
+}
+
+/// Reads a prefix, `None` for null. The length is checked against the bytes left (for an array,
+/// each element takes at least one byte) before anything is allocated from it.
+#[inline]
+pub(crate) fn read_len(
+    buf: &mut Bytes,
+    cx: Ctx,
+    kind: LenKind,
+) -> Result<Option<usize>, DecodeError> {
+    let start = buf.remaining();
+    let len: i64 = if cx.flexible {
+        i64::from(get_uvarint(buf)?) - 1
+    } else if kind == LenKind::String {
+        i64::from(<i16 as Codec>::decode_value(buf, cx)?)
+    } else {
+        i64::from(<i32 as Codec>::decode_value(buf, cx)?)
+    };
+    if len < 0 {
+        if len == -1 {
+            return Ok(None);
+        }
+        return Err(DecodeError::new(
+            DecodeErrorKind::NegativeLength { length: len },
+            start,
+        ));
+    }
+    let len_u = len as u64;
+    let remaining = buf.remaining();
+    if kind == LenKind::String && len_u > LenKind::String.max() as u64 {
+        return Err(DecodeError::new(
+            DecodeErrorKind::StringTooLong { length: len_u },
+            start,
+        ));
+    }
+    if len_u > remaining as u64 {
+        let kind = if kind == LenKind::Array {
+            DecodeErrorKind::CountExceedsRemaining {
+                count: len_u,
+                remaining,
+            }
+        } else {
+            DecodeErrorKind::LengthExceedsRemaining {
+                length: len_u,
+                remaining,
+            }
+        };
+        return Err(DecodeError::new(kind, start));
+    }
+    Ok(Some(len as usize))
+}
+
+#[cold]
+pub(crate) fn unexpected_null(cx: Ctx, remaining: usize) -> DecodeError {
+    DecodeError::new(
+        DecodeErrorKind::UnexpectedNull {
+            version: cx.version,
+        },
+        remaining,
+    )
+}
+
+/// Writes a length-prefixed run of bytes.
+#[inline]
+pub(crate) fn encode_bytes<B: BufMut>(
+    buf: &mut B,
+    cx: Ctx,
+    kind: LenKind,
+    data: &[u8],
+) -> Result<(), EncodeError> {
+    write_len(buf, cx, kind, Some(data.len()))?;
+    buf.put_slice(data);
+    Ok(())
+}
+
+/// Reads a length-prefixed run of bytes as a zero-copy slice of `buf`.
+#[inline]
+pub(crate) fn decode_bytes(
+    buf: &mut Bytes,
+    cx: Ctx,
+    kind: LenKind,
+) -> Result<Option<Bytes>, DecodeError> {
+    Ok(read_len(buf, cx, kind)?.map(|len| buf.split_to(len)))
+}
+
+macro_rules! byte_codec {
+    ($ty:ty, $as_slice:expr, $wrap:expr) => {
+        impl Codec for $ty {
+            #[inline]
+            fn encode_value<B: BufMut>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
+                encode_bytes(buf, cx, LenKind::Bytes, $as_slice(self))
+            }
+
+            #[inline]
+            fn value_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
+                let len = $as_slice(self).len();
+                Ok(prefix_len(cx, LenKind::Bytes, Some(len))? + len)
+            }
+
+            #[inline]
+            fn decode_value(buf: &mut Bytes, cx: Ctx) -> Result<Self, DecodeError> {
+                let start = buf.remaining();
+                match decode_bytes(buf, cx, LenKind::Bytes)? {
+                    Some(bytes) => Ok($wrap(bytes)),
+                    None => Err(unexpected_null(cx, start)),
+                }
+            }
+        }
+
+        impl NullableCodec for $ty {
+            fn encode_null<B: BufMut>(buf: &mut B, cx: Ctx) {
+                // A null prefix never fails.
+                let _ = write_len(buf, cx, LenKind::Bytes, None);
+            }
+
+            fn null_len(cx: Ctx) -> usize {
+                if cx.flexible {
+                    1
+                } else {
+                    4
+                }
+            }
+
+            #[inline]
+            fn decode_nullable(buf: &mut Bytes, cx: Ctx) -> Result<Option<Self>, DecodeError> {
+                Ok(decode_bytes(buf, cx, LenKind::Bytes)?.map($wrap))
+            }
+        }
+    };
+}
+
+fn bytes_slice(b: &Bytes) -> &[u8] {
+    b
+}
+
+fn records_slice(r: &Records) -> &[u8] {
+    r.as_bytes()
+}
+
+fn bytes_from(b: Bytes) -> Bytes {
+    b
+}
+
+byte_codec!(Bytes, bytes_slice, bytes_from);
+byte_codec!(Records, records_slice, Records::new);

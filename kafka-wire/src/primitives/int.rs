@@ -1,0 +1,67 @@
+//! Fixed-width integers, `bool` and `f64`: big-endian, the same in every version.
+
+use crate::codec::{Codec, Ctx};
+use crate::{DecodeError, EncodeError};
+use bytes::{Buf, BufMut, Bytes};
+
+macro_rules! fixed {
+    ($($ty:ty => $put:ident, $get:ident;)*) => {$(
+        impl Codec for $ty {
+            const FIXED_LEN: Option<usize> = Some(core::mem::size_of::<$ty>());
+
+            #[inline]
+            fn encode_value<B: BufMut>(&self, buf: &mut B, _: Ctx) -> Result<(), EncodeError> {
+                buf.$put(*self);
+                Ok(())
+            }
+
+            #[inline]
+            fn value_len(&self, _: Ctx) -> Result<usize, EncodeError> {
+                Ok(core::mem::size_of::<$ty>())
+            }
+
+            #[inline]
+            fn decode_value(buf: &mut Bytes, _: Ctx) -> Result<Self, DecodeError> {
+                const N: usize = core::mem::size_of::<$ty>();
+                if buf.remaining() < N {
+                    return Err(DecodeError::eof(N, buf.remaining()));
+                }
+                Ok(buf.$get())
+            }
+        }
+    )*};
+}
+
+fixed! {
+    i8 => put_i8, get_i8;
+    i16 => put_i16, get_i16;
+    u16 => put_u16, get_u16;
+    i32 => put_i32, get_i32;
+    u32 => put_u32, get_u32;
+    i64 => put_i64, get_i64;
+    f64 => put_f64, get_f64;
+}
+
+/// One byte; Kafka reads any non-zero byte as `true` and writes `1`.
+impl Codec for bool {
+    const FIXED_LEN: Option<usize> = Some(1);
+
+    #[inline]
+    fn encode_value<B: BufMut>(&self, buf: &mut B, _: Ctx) -> Result<(), EncodeError> {
+        buf.put_u8(u8::from(*self));
+        Ok(())
+    }
+
+    #[inline]
+    fn value_len(&self, _: Ctx) -> Result<usize, EncodeError> {
+        Ok(1)
+    }
+
+    #[inline]
+    fn decode_value(buf: &mut Bytes, _: Ctx) -> Result<Self, DecodeError> {
+        if !buf.has_remaining() {
+            return Err(DecodeError::eof(1, 0));
+        }
+        Ok(buf.get_u8() != 0)
+    }
+}

@@ -1,0 +1,66 @@
+//! Strings: `KafkaString` (zero-copy) and `String`.
+
+use super::bytes::{decode_bytes, encode_bytes, prefix_len, unexpected_null, write_len, LenKind};
+use crate::codec::{Codec, Ctx, NullableCodec};
+use crate::{DecodeError, DecodeErrorKind, EncodeError, KafkaString};
+use bytes::{Buf, BufMut, Bytes};
+
+/// Reads a string's bytes and checks them for UTF-8; `None` is null.
+#[inline]
+fn decode_str(buf: &mut Bytes, cx: Ctx) -> Result<Option<KafkaString>, DecodeError> {
+    let start = buf.remaining();
+    match decode_bytes(buf, cx, LenKind::String)? {
+        None => Ok(None),
+        Some(bytes) => KafkaString::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| DecodeError::new(DecodeErrorKind::InvalidUtf8, start)),
+    }
+}
+
+macro_rules! string_codec {
+    ($ty:ty, $from:expr) => {
+        impl Codec for $ty {
+            #[inline]
+            fn encode_value<B: BufMut>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
+                encode_bytes(buf, cx, LenKind::String, self.as_bytes())
+            }
+
+            #[inline]
+            fn value_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
+                Ok(prefix_len(cx, LenKind::String, Some(self.len()))? + self.len())
+            }
+
+            #[inline]
+            fn decode_value(buf: &mut Bytes, cx: Ctx) -> Result<Self, DecodeError> {
+                let start = buf.remaining();
+                match decode_str(buf, cx)? {
+                    Some(s) => Ok($from(s)),
+                    None => Err(unexpected_null(cx, start)),
+                }
+            }
+        }
+
+        impl NullableCodec for $ty {
+            fn encode_null<B: BufMut>(buf: &mut B, cx: Ctx) {
+                // A null prefix never fails.
+                let _ = write_len(buf, cx, LenKind::String, None);
+            }
+
+            fn null_len(cx: Ctx) -> usize {
+                if cx.flexible {
+                    1
+                } else {
+                    2
+                }
+            }
+
+            #[inline]
+            fn decode_nullable(buf: &mut Bytes, cx: Ctx) -> Result<Option<Self>, DecodeError> {
+                Ok(decode_str(buf, cx)?.map($from))
+            }
+        }
+    };
+}
+
+string_codec!(KafkaString, |s| s);
+string_codec!(String, |s: KafkaString| String::from(s.as_str()));

@@ -1,0 +1,131 @@
+//! Support for generated code only. Not part of the public API: it changes without notice.
+
+pub use crate::codec::{Codec, Ctx, NullableCodec};
+pub use crate::tagged::{decode_tagged, TaggedLen, TaggedWriter};
+pub use crate::traits::{ApiMessage, Message};
+pub use crate::{DecodeError, EncodeError, UnknownTaggedFields, VersionRange};
+pub use bytes::{BufMut, Bytes};
+
+use crate::primitives::bytes::unexpected_null;
+use crate::EncodeErrorKind;
+use bytes::Buf;
+
+/// A field that does not exist in `version` holds a value other than its default.
+#[cold]
+#[inline(never)]
+pub fn non_default(version: i16) -> EncodeError {
+    EncodeError::new(EncodeErrorKind::NonDefaultField { version })
+}
+
+#[cold]
+#[inline(never)]
+fn null_not_allowed(version: i16) -> EncodeError {
+    EncodeError::new(EncodeErrorKind::UnexpectedNull { version })
+}
+
+/// Writes an `Option` field; `nullable` says whether this version may carry a null.
+#[inline]
+pub fn encode_option<T: NullableCodec, B: BufMut>(
+    value: &Option<T>,
+    buf: &mut B,
+    cx: Ctx,
+    nullable: bool,
+) -> Result<(), EncodeError> {
+    match (value, nullable) {
+        (Some(v), true) => v.encode_present(buf, cx),
+        (Some(v), false) => v.encode_value(buf, cx),
+        (None, true) => {
+            T::encode_null(buf, cx);
+            Ok(())
+        }
+        (None, false) => Err(null_not_allowed(cx.version)),
+    }
+}
+
+/// The size [`encode_option`] writes.
+#[inline]
+pub fn option_len<T: NullableCodec>(
+    value: &Option<T>,
+    cx: Ctx,
+    nullable: bool,
+) -> Result<usize, EncodeError> {
+    match (value, nullable) {
+        (Some(v), true) => v.present_len(cx),
+        (Some(v), false) => v.value_len(cx),
+        (None, true) => Ok(T::null_len(cx)),
+        (None, false) => Err(null_not_allowed(cx.version)),
+    }
+}
+
+/// Reads an `Option` field; a null in a version that is not nullable is an error.
+#[inline]
+pub fn decode_option<T: NullableCodec>(
+    buf: &mut Bytes,
+    cx: Ctx,
+    nullable: bool,
+) -> Result<Option<T>, DecodeError> {
+    if nullable {
+        T::decode_nullable(buf, cx)
+    } else {
+        T::decode_value(buf, cx).map(Some)
+    }
+}
+
+/// A nullable struct is preceded by a byte: -1 for null, 1 for present. Like Kafka's reader,
+/// any negative byte means null.
+#[inline]
+pub fn decode_struct_nullable<T: Codec>(
+    buf: &mut Bytes,
+    cx: Ctx,
+) -> Result<Option<T>, DecodeError> {
+    let start = buf.remaining();
+    if !buf.has_remaining() {
+        return Err(crate::DecodeError::eof(1, start));
+    }
+    if buf.get_i8() < 0 {
+        Ok(None)
+    } else {
+        T::decode_value(buf, cx).map(Some)
+    }
+}
+
+/// A struct field in a version where it may not be null, received as null.
+#[cold]
+pub fn struct_unexpected_null(cx: Ctx, remaining: usize) -> DecodeError {
+    unexpected_null(cx, remaining)
+}
+
+/// Errors that carry a field path.
+pub trait WithPath {
+    /// Adds `ty.field` as the next outer step of the path.
+    fn with_field(self, ty: &'static str, field: &'static str) -> Self;
+}
+
+impl WithPath for DecodeError {
+    fn with_field(self, ty: &'static str, field: &'static str) -> Self {
+        self.in_field(ty, field)
+    }
+}
+
+impl WithPath for EncodeError {
+    fn with_field(self, ty: &'static str, field: &'static str) -> Self {
+        self.in_field(ty, field)
+    }
+}
+
+/// The `map_err` argument that names a field, shared by every field of generated code.
+#[inline]
+pub fn in_field<E: WithPath>(ty: &'static str, field: &'static str) -> impl FnOnce(E) -> E {
+    move |e| e.with_field(ty, field)
+}
+
+/// Writes a struct in a version where its field is nullable: a presence byte, then the struct.
+#[inline]
+pub fn encode_struct_present<T: Codec, B: BufMut>(
+    value: &T,
+    buf: &mut B,
+    cx: Ctx,
+) -> Result<(), EncodeError> {
+    buf.put_i8(1);
+    value.encode_value(buf, cx)
+}

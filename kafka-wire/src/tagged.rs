@@ -1,0 +1,235 @@
+//! The tagged-field section that ends every struct in a flexible version.
+//!
+//! On the wire: an unsigned varint count, then per field its tag, its size and its bytes, in
+//! ascending tag order. Tags the struct does not know are kept as raw bytes, in the order they
+//! came, so that a proxy or a newer peer's message loses nothing on its way through.
+
+use crate::primitives::varint::{get_uvarint, put_uvarint, uvarint_len};
+use crate::{DecodeError, DecodeErrorKind};
+use bytes::{Buf, BufMut, Bytes};
+
+/// A tagged field that a struct did not recognise, exactly as it was on the wire.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RawTaggedField {
+    /// Its tag.
+    pub tag: u32,
+    /// Its bytes, after the tag and size.
+    pub data: Bytes,
+}
+
+/// The tagged fields a struct did not recognise, in wire order, duplicates included.
+///
+/// Declare one per struct with `#[kafka(unknown_tagged_fields)]`. When the struct is encoded
+/// again, each raw field is written back byte for byte, merged by tag with the fields the
+/// struct knows.
+///
+/// ```
+/// use kafka_wire::{RawTaggedField, UnknownTaggedFields};
+///
+/// let mut unknown = UnknownTaggedFields::default();
+/// unknown.push(RawTaggedField { tag: 7, data: bytes::Bytes::from_static(&[1, 2]) });
+/// assert_eq!(unknown.len(), 1);
+/// assert_eq!(unknown.iter().next().unwrap().tag, 7);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct UnknownTaggedFields(Vec<RawTaggedField>);
+
+impl UnknownTaggedFields {
+    /// Appends a field; it is written after the fields already held, in the place its tag gives
+    /// it among the known ones.
+    pub fn push(&mut self, field: RawTaggedField) {
+        self.0.push(field);
+    }
+
+    /// The number of fields.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The fields in order.
+    pub fn iter(&self) -> core::slice::Iter<'_, RawTaggedField> {
+        self.0.iter()
+    }
+
+    /// The fields as a slice.
+    pub fn as_slice(&self) -> &[RawTaggedField] {
+        &self.0
+    }
+
+    fn wire_len(&self) -> usize {
+        self.0
+            .iter()
+            .map(|f| uvarint_len(f.tag) + uvarint_len(f.data.len() as u32) + f.data.len())
+            .sum()
+    }
+}
+
+impl From<Vec<RawTaggedField>> for UnknownTaggedFields {
+    fn from(fields: Vec<RawTaggedField>) -> Self {
+        UnknownTaggedFields(fields)
+    }
+}
+
+impl<'a> IntoIterator for &'a UnknownTaggedFields {
+    type Item = &'a RawTaggedField;
+    type IntoIter = core::slice::Iter<'a, RawTaggedField>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+fn raw_len(unknown: Option<&UnknownTaggedFields>) -> (usize, usize) {
+    unknown.map_or((0, 0), |u| (u.len(), u.wire_len()))
+}
+
+/// Sizes a tagged section; generated code adds each known field it will write with
+/// [`TaggedLen::field`].
+pub struct TaggedLen {
+    count: usize,
+    bytes: usize,
+}
+
+impl TaggedLen {
+    /// Starts with the unknown fields, if any.
+    #[inline]
+    pub fn new(unknown: Option<&UnknownTaggedFields>) -> Self {
+        let (count, bytes) = raw_len(unknown);
+        TaggedLen { count, bytes }
+    }
+
+    /// Adds a known field of `len` bytes under `tag`.
+    #[inline]
+    pub fn field(&mut self, tag: u32, len: usize) {
+        self.count += 1;
+        self.bytes += uvarint_len(tag) + uvarint_len(len as u32) + len;
+    }
+
+    /// The size of the whole section, count included.
+    #[inline]
+    pub fn finish(self) -> usize {
+        uvarint_len(self.count as u32) + self.bytes
+    }
+}
+
+/// Writes a tagged section: the count first, then known and unknown fields merged by tag.
+pub struct TaggedWriter<'a> {
+    unknown: &'a [RawTaggedField],
+}
+
+impl<'a> TaggedWriter<'a> {
+    /// Starts a section holding `known` known fields besides the unknown ones.
+    #[inline]
+    pub fn start<B: BufMut>(
+        buf: &mut B,
+        unknown: Option<&'a UnknownTaggedFields>,
+        known: usize,
+    ) -> Self {
+        let unknown = unknown.map_or(&[][..], |u| u.as_slice());
+        put_uvarint(buf, (known + unknown.len()) as u32);
+        TaggedWriter { unknown }
+    }
+
+    /// Writes the unknown fields whose tags come before `tag`, then the known field's tag and
+    /// size; the caller writes its `len` bytes next.
+    ///
+    /// Unknown fields keep their relative order, so a section decoded and encoded again is
+    /// byte-identical whenever it arrived in ascending tag order.
+    #[inline]
+    pub fn field<B: BufMut>(&mut self, buf: &mut B, tag: u32, len: usize) {
+        self.unknown_before(buf, tag);
+        put_uvarint(buf, tag);
+        put_uvarint(buf, len as u32);
+    }
+
+    /// Writes the unknown fields left.
+    #[inline]
+    pub fn finish<B: BufMut>(self, buf: &mut B) {
+        for field in self.unknown {
+            write_raw(buf, field);
+        }
+    }
+
+    fn unknown_before<B: BufMut>(&mut self, buf: &mut B, tag: u32) {
+        while let Some((first, rest)) = self.unknown.split_first() {
+            if first.tag >= tag {
+                break;
+            }
+            write_raw(buf, first);
+            self.unknown = rest;
+        }
+    }
+}
+
+fn write_raw<B: BufMut>(buf: &mut B, field: &RawTaggedField) {
+    put_uvarint(buf, field.tag);
+    put_uvarint(buf, field.data.len() as u32);
+    buf.put_slice(&field.data);
+}
+
+/// Reads a tagged section. `known` decodes the field with the given tag from its own slice and
+/// returns `Ok(true)`, or returns `Ok(false)` for a tag the struct does not know; such fields go
+/// to `unknown`, or are an error when the struct has nowhere to keep them.
+#[inline]
+pub fn decode_tagged<F>(
+    buf: &mut Bytes,
+    mut unknown: Option<&mut UnknownTaggedFields>,
+    mut known: F,
+) -> Result<(), DecodeError>
+where
+    F: FnMut(u32, &mut Bytes) -> Result<bool, DecodeError>,
+{
+    let start = buf.remaining();
+    let count = get_uvarint(buf)?;
+    // Each field takes at least two bytes (tag and size).
+    if count as usize > buf.remaining() / 2 {
+        return Err(DecodeError::new(
+            DecodeErrorKind::CountExceedsRemaining {
+                count: u64::from(count),
+                remaining: buf.remaining(),
+            },
+            start,
+        ));
+    }
+    for _ in 0..count {
+        let field_start = buf.remaining();
+        let tag = get_uvarint(buf)?;
+        let size = get_uvarint(buf)? as usize;
+        if size > buf.remaining() {
+            return Err(DecodeError::new(
+                DecodeErrorKind::LengthExceedsRemaining {
+                    length: size as u64,
+                    remaining: buf.remaining(),
+                },
+                field_start,
+            ));
+        }
+        let mut data = buf.split_to(size);
+        let after = buf.remaining();
+        if known(tag, &mut data).map_err(|e| e.behind(after))? {
+            if data.has_remaining() {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::TaggedFieldSize {
+                        tag,
+                        declared: size,
+                        used: size - data.remaining(),
+                    },
+                    field_start,
+                ));
+            }
+        } else if let Some(unknown) = unknown.as_deref_mut() {
+            unknown.push(RawTaggedField { tag, data });
+        } else {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownTaggedField { tag },
+                field_start,
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,236 @@
+//! Value types the schema needs beyond Rust's own: zero-copy strings, UUIDs and records.
+
+use bytes::Bytes;
+use core::fmt;
+use core::ops::Deref;
+
+/// A UTF-8 string that shares the buffer it was decoded from.
+///
+/// Decoding checks the bytes once; the string then derefs to `str`. Building one from a
+/// `&'static str` or a `String` does not copy.
+///
+/// ```
+/// use kafka_wire::KafkaString;
+///
+/// let topic = KafkaString::from_static("payments");
+/// assert_eq!(topic.len(), 8);
+/// assert!(topic.starts_with("pay"));
+/// assert_eq!(topic, "payments");
+/// assert!(KafkaString::from_utf8(bytes::Bytes::from_static(b"\xff")).is_err());
+/// ```
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct KafkaString(Bytes);
+
+impl KafkaString {
+    /// Wraps a static string without copying.
+    pub const fn from_static(s: &'static str) -> Self {
+        KafkaString(Bytes::from_static(s.as_bytes()))
+    }
+
+    /// Wraps `bytes` if they are UTF-8, or gives them back.
+    pub fn from_utf8(bytes: Bytes) -> Result<Self, Bytes> {
+        if core::str::from_utf8(&bytes).is_ok() {
+            Ok(KafkaString(bytes))
+        } else {
+            Err(bytes)
+        }
+    }
+
+    /// The string.
+    #[inline]
+    pub fn as_str(&self) -> &str {
+        // The constructors only admit UTF-8, so this never takes the `Err` arm; without
+        // `unsafe` the check is the price of borrowing a `str` from `Bytes`.
+        core::str::from_utf8(&self.0).unwrap_or_default()
+    }
+
+    /// The underlying bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The underlying buffer.
+    pub fn into_bytes(self) -> Bytes {
+        self.0
+    }
+}
+
+impl Deref for KafkaString {
+    type Target = str;
+
+    #[inline]
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for KafkaString {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl core::borrow::Borrow<str> for KafkaString {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl From<&'static str> for KafkaString {
+    fn from(s: &'static str) -> Self {
+        KafkaString::from_static(s)
+    }
+}
+
+impl From<String> for KafkaString {
+    fn from(s: String) -> Self {
+        KafkaString(Bytes::from(s))
+    }
+}
+
+impl From<KafkaString> for String {
+    fn from(s: KafkaString) -> Self {
+        String::from(s.as_str())
+    }
+}
+
+impl PartialEq<str> for KafkaString {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other.as_bytes()
+    }
+}
+
+impl PartialEq<&str> for KafkaString {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == other.as_bytes()
+    }
+}
+
+impl fmt::Debug for KafkaString {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for KafkaString {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A 128-bit identifier (topic ids, directory ids, ...), 16 bytes on the wire.
+///
+/// `Display` uses Kafka's own text form, URL-safe base64 without padding; `Debug` shows the
+/// familiar hyphenated hex.
+///
+/// ```
+/// use kafka_wire::Uuid;
+///
+/// let id = Uuid::from_u128(0x0123_4567_89ab_cdef_0123_4567_89ab_cdef);
+/// assert_eq!(id.to_string(), "ASNFZ4mrze8BI0VniavN7w");
+/// assert_eq!(format!("{id:?}"), "01234567-89ab-cdef-0123-456789abcdef");
+/// assert_eq!(Uuid::NIL.as_u128(), 0);
+/// ```
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Uuid([u8; 16]);
+
+impl Uuid {
+    /// All zeros, Kafka's "no id".
+    pub const NIL: Uuid = Uuid([0; 16]);
+
+    /// From its 16 bytes, most significant first.
+    pub const fn from_bytes(bytes: [u8; 16]) -> Self {
+        Uuid(bytes)
+    }
+
+    /// From a 128-bit number.
+    pub const fn from_u128(value: u128) -> Self {
+        Uuid(value.to_be_bytes())
+    }
+
+    /// Its 16 bytes, most significant first.
+    pub const fn as_bytes(&self) -> &[u8; 16] {
+        &self.0
+    }
+
+    /// As a 128-bit number.
+    pub const fn as_u128(&self) -> u128 {
+        u128::from_be_bytes(self.0)
+    }
+}
+
+impl fmt::Display for Uuid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const ALPHABET: &[u8; 64] =
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        // 128 bits are 21 full sextets and 2 bits left over, padded with zeros to a 22nd.
+        let value = self.as_u128();
+        for i in 0..22u32 {
+            let shift = 128i32 - 6 * (i as i32 + 1);
+            let sextet = if shift >= 0 {
+                (value >> shift) & 0x3f
+            } else {
+                (value << -shift) & 0x3f
+            };
+            f.write_fmt(format_args!("{}", char::from(ALPHABET[sextet as usize])))?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Uuid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, byte) in self.0.iter().enumerate() {
+            if matches!(i, 4 | 6 | 8 | 10) {
+                f.write_str("-")?;
+            }
+            write!(f, "{byte:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A records field (Produce, Fetch, ...): the raw bytes of one or more record batches,
+/// shared with the input buffer.
+///
+/// ```
+/// use kafka_wire::Records;
+///
+/// let records = Records::new(bytes::Bytes::from_static(b"batch bytes"));
+/// assert_eq!(records.len(), 11);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Records(Bytes);
+
+impl Records {
+    /// Wraps raw batch bytes.
+    pub fn new(bytes: Bytes) -> Self {
+        Records(bytes)
+    }
+
+    /// The raw bytes.
+    pub fn as_bytes(&self) -> &Bytes {
+        &self.0
+    }
+
+    /// The raw bytes, by value.
+    pub fn into_bytes(self) -> Bytes {
+        self.0
+    }
+
+    /// Their length in bytes.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True when there are no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl From<Bytes> for Records {
+    fn from(bytes: Bytes) -> Self {
+        Records(bytes)
+    }
+}
