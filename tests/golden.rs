@@ -30,7 +30,7 @@ fn check<M: Message + Debug + PartialEq>(vector: &Vector, expected: M) {
 fn write_txn_markers_vectors_match() {
     let vectors = write_txn_markers_vectors();
     let mut seen = std::collections::BTreeSet::new();
-    for vector in &vectors {
+    for vector in vectors {
         match vector.message.as_str() {
             "WriteTxnMarkersRequest" => check(vector, write_txn_markers_request(&vector.value)),
             "WriteTxnMarkersResponse" => check(vector, write_txn_markers_response(&vector.value)),
@@ -68,4 +68,96 @@ fn unknown_tagged_vectors_carry_tags_at_two_levels() {
         .markers
         .iter()
         .any(|m| !m.unknown_tagged_fields.is_empty()));
+}
+
+/// The `kafka-protocol` crate (v1 only; it dropped v0 and predates v2) reads every v1 vector to
+/// the same values we read, and writes it back to the same bytes.
+#[test]
+fn kafka_protocol_crate_agrees_on_v1() {
+    use kafka_protocol::messages as kp;
+    use kafka_protocol::protocol::{Decodable, Encodable};
+    use kafka_wire::messages::{WriteTxnMarkersRequest, WriteTxnMarkersResponse};
+
+    let unknown = |theirs: &std::collections::BTreeMap<i32, Bytes>,
+                   ours: &kafka_wire::UnknownTaggedFields| {
+        let ours: Vec<(i32, Bytes)> = ours
+            .iter()
+            .map(|f| (f.tag as i32, f.data.clone()))
+            .collect();
+        let theirs: Vec<(i32, Bytes)> = theirs.iter().map(|(t, d)| (*t, d.clone())).collect();
+        assert_eq!(theirs, ours, "unknown tagged fields");
+    };
+    let mut checked = 0;
+    for vector in write_txn_markers_vectors()
+        .iter()
+        .filter(|v| v.version == 1)
+    {
+        let label = vector.label();
+        let mut input = Bytes::from(vector.bytes.clone());
+        let mut out = bytes::BytesMut::new();
+        if vector.message == "WriteTxnMarkersRequest" {
+            let theirs = kp::WriteTxnMarkersRequest::decode(&mut input, 1).unwrap();
+            let ours = WriteTxnMarkersRequest::decode_exact(vector.bytes.clone(), 1).unwrap();
+            assert_eq!(theirs.markers.len(), ours.markers.len(), "{label}");
+            unknown(&theirs.unknown_tagged_fields, &ours.unknown_tagged_fields);
+            for (t, o) in theirs.markers.iter().zip(&ours.markers) {
+                assert_eq!(
+                    (
+                        t.producer_id.0,
+                        t.producer_epoch,
+                        t.transaction_result,
+                        t.coordinator_epoch
+                    ),
+                    (
+                        o.producer_id,
+                        o.producer_epoch,
+                        o.transaction_result,
+                        o.coordinator_epoch
+                    ),
+                    "{label}"
+                );
+                unknown(&t.unknown_tagged_fields, &o.unknown_tagged_fields);
+                assert_eq!(t.topics.len(), o.topics.len(), "{label}");
+                for (tt, ot) in t.topics.iter().zip(&o.topics) {
+                    assert_eq!(tt.name.0.as_str(), &*ot.name, "{label}");
+                    assert_eq!(tt.partition_indexes, ot.partition_indexes, "{label}");
+                    unknown(&tt.unknown_tagged_fields, &ot.unknown_tagged_fields);
+                }
+            }
+            theirs.encode(&mut out, 1).unwrap();
+        } else {
+            let theirs = kp::WriteTxnMarkersResponse::decode(&mut input, 1).unwrap();
+            let ours = WriteTxnMarkersResponse::decode_exact(vector.bytes.clone(), 1).unwrap();
+            assert_eq!(theirs.markers.len(), ours.markers.len(), "{label}");
+            unknown(&theirs.unknown_tagged_fields, &ours.unknown_tagged_fields);
+            for (t, o) in theirs.markers.iter().zip(&ours.markers) {
+                assert_eq!(t.producer_id.0, o.producer_id, "{label}");
+                unknown(&t.unknown_tagged_fields, &o.unknown_tagged_fields);
+                for (tt, ot) in t.topics.iter().zip(&o.topics) {
+                    assert_eq!(tt.name.0.as_str(), &*ot.name, "{label}");
+                    unknown(&tt.unknown_tagged_fields, &ot.unknown_tagged_fields);
+                    let theirs: Vec<_> = tt
+                        .partitions
+                        .iter()
+                        .map(|p| (p.partition_index, p.error_code))
+                        .collect();
+                    let ours: Vec<_> = ot
+                        .partitions
+                        .iter()
+                        .map(|p| (p.partition_index, p.error_code))
+                        .collect();
+                    assert_eq!(theirs, ours, "{label}");
+                }
+            }
+            theirs.encode(&mut out, 1).unwrap();
+        }
+        assert!(input.is_empty(), "{label}: kafka-protocol left bytes");
+        assert_eq!(
+            to_hex(&out),
+            to_hex(&vector.bytes),
+            "{label}: kafka-protocol re-encoding"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 9, "only {checked} v1 vectors");
 }

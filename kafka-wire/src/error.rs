@@ -329,6 +329,11 @@ pub enum EncodeErrorKind {
         /// The version being encoded.
         version: i16,
     },
+    /// Tagged fields set on a struct in a version without tagged-field sections.
+    TaggedFieldsInClassicVersion {
+        /// The version being encoded.
+        version: i16,
+    },
     /// A string, bytes or array longer than its length prefix can express.
     TooLong {
         /// The value's length.
@@ -353,6 +358,12 @@ impl fmt::Display for EncodeErrorKind {
             ),
             Self::UnexpectedNull { version } => {
                 write!(f, "null is not allowed at version {version}")
+            }
+            Self::TaggedFieldsInClassicVersion { version } => {
+                write!(
+                    f,
+                    "tagged fields are set but version {version} cannot carry them"
+                )
             }
             Self::TooLong { length, max } => {
                 write!(f, "length {length} is longer than the maximum {max}")

@@ -129,3 +129,15 @@ pub fn encode_struct_present<T: Codec, B: BufMut>(
     buf.put_i8(1);
     value.encode_value(buf, cx)
 }
+
+/// Unknown tagged fields can only be written in flexible versions; elsewhere they would be lost.
+#[inline]
+pub fn check_classic_tags(unknown: &UnknownTaggedFields, version: i16) -> Result<(), EncodeError> {
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(EncodeError::new(
+            EncodeErrorKind::TaggedFieldsInClassicVersion { version },
+        ))
+    }
+}

@@ -31,8 +31,14 @@ pub struct RawTaggedField {
 /// assert_eq!(unknown.len(), 1);
 /// assert_eq!(unknown.iter().next().unwrap().tag, 7);
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct UnknownTaggedFields(Vec<RawTaggedField>);
+
+impl core::fmt::Debug for UnknownTaggedFields {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(&self.0).finish()
+    }
+}
 
 impl UnknownTaggedFields {
     /// Appends a field; it is written after the fields already held, in the place its tag gives

@@ -356,7 +356,9 @@ def unknown_tags_response(version):
     )
 
 
-LARGE_MARKERS, LARGE_TOPICS, LARGE_PARTITIONS = 50, 3, 10
+LARGE_MARKERS, LARGE_TOPICS, LARGE_PARTITIONS = 12, 2, 4
+# One topic gets more than 127 partitions so that its compact count needs a two-byte varint.
+LARGE_WIDE_PARTITIONS = 130
 LARGE_ERRORS = (NONE, NONE, NONE, INVALID_PRODUCER_EPOCH, NOT_LEADER_OR_FOLLOWER, CORRUPT_MESSAGE)
 
 
@@ -365,7 +367,8 @@ def large_producer_id(i):
 
 
 def large_partitions(i, j):
-    return [(i + 10 * j + k) % 64 for k in range(LARGE_PARTITIONS)]
+    count = LARGE_WIDE_PARTITIONS if (i, j) == (0, 0) else LARGE_PARTITIONS
+    return [(i + 10 * j + k) % 200 for k in range(count)]
 
 
 def large_request(version):

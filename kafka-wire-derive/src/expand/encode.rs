@@ -12,6 +12,7 @@ pub fn expand_encode(msg: &Message) -> TokenStream {
         let path = g.path();
         g.regular_or_check(quote!(#call.map_err(#path)?;))
     });
+    let classic = super::classic_check(msg);
     let section = msg.may_be_flexible().then(|| {
         let unknown = unknown_ref(msg);
         let flags: Vec<_> = (0..tagged.len()).map(|i| format_ident!("__t{}", i)).collect();
@@ -40,6 +41,7 @@ pub fn expand_encode(msg: &Message) -> TokenStream {
         }
     });
     quote! {
+        #classic
         #(#regular)*
         #section
     }

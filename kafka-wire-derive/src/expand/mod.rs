@@ -413,3 +413,17 @@ pub(crate) fn unknown_ref(msg: &Message) -> TokenStream {
         None => quote!(::core::option::Option::None),
     }
 }
+
+/// In a version without tagged-field sections, unknown tagged fields would be dropped: Kafka
+/// refuses to write them, and so do we.
+pub(crate) fn classic_check(msg: &Message) -> Option<TokenStream> {
+    let ident = msg.unknown?;
+    let ty = msg.input.ident.to_string();
+    let field = ident.to_string();
+    Some(quote! {
+        if !__cx.flexible {
+            ::kafka_wire::__private::check_classic_tags(&self.#ident, __v)
+                .map_err(::kafka_wire::__private::in_field(#ty, #field))?;
+        }
+    })
+}

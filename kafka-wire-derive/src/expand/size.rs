@@ -11,6 +11,7 @@ pub fn expand_size(msg: &Message) -> TokenStream {
         let (len, path) = (g.len_call(), g.path());
         g.regular_or_check(quote!(__len += #len.map_err(#path)?;))
     });
+    let classic = super::classic_check(msg);
     let section = msg.may_be_flexible().then(|| {
         let unknown = unknown_ref(msg);
         let add = tagged.iter().map(|g| {
@@ -30,6 +31,7 @@ pub fn expand_size(msg: &Message) -> TokenStream {
         }
     });
     quote! {
+        #classic
         #(#regular)*
         #section
     }
