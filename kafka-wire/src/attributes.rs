@@ -1,1 +1,154 @@
-//! Reference of every `#[kafka(...)]` key (documentation only).
+//! Reference of every `#[kafka(...)]` key.
+//!
+//! | key | on | value | meaning |
+//! |---|---|---|---|
+//! | `key` | struct | integer `0..=32767` | the API key; makes the struct an [`ApiMessage`](crate::ApiMessage) (needs `versions`) |
+//! | `versions` | struct | version range | the versions the message defines; makes the struct a [`Message`](crate::Message) |
+//! | `flexible` | struct | open range or `"none"` | the versions with compact lengths and tagged-field sections |
+//! | `versions` | field | version range | the versions in which the field exists (required) |
+//! | `nullable` | field | version range | the versions in which the field may be null; the type must be `Option<T>` |
+//! | `tag` | field | integer | the field's tag; tags of a struct run 0, 1, 2, ... |
+//! | `tagged` | field | open range | the versions in which the field is tagged |
+//! | `default` | field | literal | the value of an absent field; also the value a tagged field is not written at |
+//! | `ignorable` | field | none | drop a non-default value silently in versions without the field |
+//! | `flexible` | field | version range | a string or bytes field's own flexible versions, overriding the message's |
+//! | `unknown_tagged_fields` | field | none | where unrecognised tagged fields are kept, of type [`UnknownTaggedFields`](crate::UnknownTaggedFields) |
+//!
+//! A version range is `"3"`, `"1-4"`, `"2+"` or `"none"`, as in Kafka's schemas. Field ranges may
+//! reach beyond the message's: they are intersected with it.
+//!
+//! A struct without `versions` is a nested struct: it has no version of its own and takes the
+//! version and flexibility of the message that holds it.
+//!
+//! # `key`, `versions` and `flexible` on a struct
+//!
+//! ```
+//! use kafka_wire::{ApiMessage, KafkaMessage, Message, UnknownTaggedFields, VersionRange};
+//!
+//! #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+//! #[kafka(key = 27, versions = "0-2", flexible = "1+")]
+//! pub struct Markers {
+//!     #[kafka(versions = "0+")]
+//!     pub ids: Vec<i64>,
+//!     #[kafka(unknown_tagged_fields)]
+//!     pub unknown_tagged_fields: UnknownTaggedFields,
+//! }
+//!
+//! assert_eq!(Markers::API_KEY, 27);
+//! assert_eq!(Markers::FLEXIBLE_VERSIONS, VersionRange::new(1, i16::MAX));
+//! ```
+//!
+//! A message with flexible versions must have an `unknown_tagged_fields` field, so that tags it
+//! does not know survive a round trip.
+//!
+//! # `versions` on a field, and `default`
+//!
+//! A version that lacks a field reads it as its default and refuses to write a different value,
+//! unless the field is `ignorable`.
+//!
+//! ```
+//! use kafka_wire::{Decode, Encode, EncodeErrorKind, KafkaMessage};
+//!
+//! #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+//! #[kafka(versions = "0-1")]
+//! pub struct Fetch {
+//!     #[kafka(versions = "1+", default = -1)]
+//!     pub replica: i32,
+//! }
+//!
+//! assert_eq!(Fetch::decode_exact(&[][..], 0)?, Fetch { replica: -1 });
+//! let err = Fetch { replica: 3 }.encode_to_bytes(0).unwrap_err();
+//! assert_eq!(*err.kind(), EncodeErrorKind::NonDefaultField { version: 0 });
+//! assert!(Fetch { replica: -1 }.encode_to_bytes(0)?.is_empty());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Defaults are integer, float, `true`/`false` or string literals matching the field type, or
+//! `"null"` for a field that is nullable in all its versions.
+//!
+//! # `nullable`
+//!
+//! ```
+//! use kafka_wire::{Encode, KafkaMessage, KafkaString};
+//!
+//! #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+//! #[kafka(versions = "0-1")]
+//! pub struct Error {
+//!     #[kafka(versions = "0+", nullable = "1+")]
+//!     pub message: Option<KafkaString>,
+//! }
+//!
+//! // A null string is length -1; version 0 cannot express it.
+//! assert_eq!(&Error { message: None }.encode_to_bytes(1)?[..], &[0xff, 0xff]);
+//! assert!(Error { message: None }.encode_to_bytes(0).is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Strings, bytes, records and arrays are null as a length of -1 (0 when compact); a struct is
+//! preceded by a byte, -1 for null and 1 for present.
+//!
+//! # `tag` and `tagged`
+//!
+//! ```
+//! use kafka_wire::{Encode, KafkaMessage, UnknownTaggedFields};
+//!
+//! #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+//! #[kafka(versions = "0-1", flexible = "0+")]
+//! pub struct Heartbeat {
+//!     #[kafka(versions = "0+", tag = 0, tagged = "0+")]
+//!     pub hint: i32,
+//!     #[kafka(unknown_tagged_fields)]
+//!     pub unknown_tagged_fields: UnknownTaggedFields,
+//! }
+//!
+//! // At its default the field is not written: just an empty tagged section.
+//! assert_eq!(&Heartbeat::default().encode_to_bytes(0)?[..], &[0]);
+//! // Otherwise: one field, tag 0, 4 bytes.
+//! let hint = Heartbeat { hint: 1, ..Default::default() };
+//! assert_eq!(&hint.encode_to_bytes(0)?[..], &[1, 0, 4, 0, 0, 0, 1]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # `ignorable`
+//!
+//! ```
+//! use kafka_wire::{Encode, KafkaMessage};
+//!
+//! #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+//! #[kafka(versions = "0-1")]
+//! pub struct Marker {
+//!     #[kafka(versions = "1+", ignorable)]
+//!     pub version: i8,
+//! }
+//!
+//! // Version 0 has no room for it: dropped without an error.
+//! assert!(Marker { version: 2 }.encode_to_bytes(0)?.is_empty());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # `flexible` on a field
+//!
+//! ```
+//! use kafka_wire::{Encode, KafkaMessage, KafkaString, UnknownTaggedFields};
+//!
+//! #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+//! #[kafka(versions = "0-2", flexible = "2+")]
+//! pub struct Header {
+//!     #[kafka(versions = "0+", nullable = "0+", flexible = "none")]
+//!     pub client_id: Option<KafkaString>,
+//!     #[kafka(unknown_tagged_fields)]
+//!     pub unknown_tagged_fields: UnknownTaggedFields,
+//! }
+//!
+//! // Even in flexible version 2 the client id keeps its 2-byte length.
+//! let header = Header { client_id: Some(KafkaString::from_static("a")), ..Default::default() };
+//! assert_eq!(&header.encode_to_bytes(2)?[..], &[0, 1, b'a', 0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Field types
+//!
+//! `bool`, `i8`, `i16`, `u16`, `i32`, `u32`, `i64`, `f64`, [`KafkaString`](crate::KafkaString) or
+//! `String`, [`Bytes`](bytes::Bytes), [`Records`](crate::Records), [`Uuid`](crate::Uuid),
+//! `Vec<T>` of any of these or of structs, nested structs, and `Option<T>` of the nullable ones.
+//! Any other type implementing [`Codec`](crate::codec::Codec) may be used as well.

@@ -382,14 +382,20 @@ struct EncodeInner {
 ///
 /// ```
 /// use kafka_wire::messages::{WritableTxnMarker, WriteTxnMarkersRequest};
-/// use kafka_wire::{Encode, EncodeErrorKind};
+/// use kafka_wire::{Encode, EncodeErrorKind, RawTaggedField};
 ///
-/// // Version 0 has no place for a marker's coordinator-side epoch of... nothing: but it also has
-/// // no flexible encoding, so a request from version 2 with `transaction_version` set is fine
-/// // (the field is ignorable), while version 3 does not exist at all.
+/// // Version 3 does not exist.
 /// let request = WriteTxnMarkersRequest::default();
 /// let err = request.encoded_len(3).unwrap_err();
 /// assert!(matches!(err.kind(), EncodeErrorKind::UnsupportedVersion { version: 3, .. }));
+///
+/// // Version 0 has no tagged-field section to carry an unknown tag in.
+/// let mut marker = WritableTxnMarker::default();
+/// marker.unknown_tagged_fields.push(RawTaggedField { tag: 4, data: bytes::Bytes::new() });
+/// let request = WriteTxnMarkersRequest { markers: vec![marker], ..Default::default() };
+/// let err = request.encode_to_bytes(0).unwrap_err();
+/// assert_eq!(err.to_string(), "WriteTxnMarkersRequest.markers[0].unknown_tagged_fields: \
+///     tagged fields are set but version 0 cannot carry them");
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct EncodeError(Box<EncodeInner>);
