@@ -187,7 +187,7 @@ proptest! {
     #[test]
     fn mutated_golden_vectors_never_panic(pick in any::<prop::sample::Index>(), at in any::<prop::sample::Index>(), byte in any::<u8>()) {
         let vectors = write_txn_markers_vectors();
-        let vector = pick.get(&vectors);
+        let vector = pick.get(vectors);
         let mut bytes = vector.bytes.clone();
         if !bytes.is_empty() {
             let i = at.index(bytes.len());

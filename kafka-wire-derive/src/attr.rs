@@ -2,36 +2,55 @@
 
 use crate::ctxt::Ctxt;
 use crate::versions::{self, Spanned};
-use proc_macro2::Span;
+use proc_macro2::{TokenStream, TokenTree};
+use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
-use syn::spanned::Spanned as _;
-use syn::{LitInt, LitStr, Token};
+use syn::{LitInt, Token};
 
-/// A value and the key it was given under, so that a repeat is reported at the second key.
+/// A key's tokens and its value, so that a repeat is reported at the second key. A key whose
+/// value was rejected keeps its tokens but no value: the key was given, and checks that would
+/// read the value are skipped rather than reporting a consequence of the first error.
 pub struct Slot<T> {
     name: &'static str,
-    value: Option<(syn::Path, T)>,
+    key: Option<syn::Path>,
+    value: Option<T>,
 }
 
 impl<T> Slot<T> {
     fn new(name: &'static str) -> Self {
-        Slot { name, value: None }
+        Slot {
+            name,
+            key: None,
+            value: None,
+        }
     }
 
-    fn set(&mut self, cx: &Ctxt, key: &syn::Path, value: T) {
-        if self.value.is_some() {
+    fn set(&mut self, cx: &Ctxt, key: &syn::Path, value: syn::Result<T>) {
+        if self.key.is_some() {
             cx.error_spanned_by(key, format!("duplicate kafka attribute `{}`", self.name));
-        } else {
-            self.value = Some((key.clone(), value));
+            if let Err(err) = value {
+                cx.syn_error(err);
+            }
+            return;
+        }
+        self.key = Some(key.clone());
+        match value {
+            Ok(v) => self.value = Some(v),
+            Err(err) => cx.syn_error(err),
         }
     }
 
     pub fn get(&self) -> Option<&T> {
-        self.value.as_ref().map(|(_, v)| v)
+        self.value.as_ref()
     }
 
     pub fn key(&self) -> Option<&syn::Path> {
-        self.value.as_ref().map(|(k, _)| k)
+        self.key.as_ref()
+    }
+
+    /// Given, with a value that was rejected.
+    pub fn is_invalid(&self) -> bool {
+        self.key.is_some() && self.value.is_none()
     }
 }
 
@@ -40,6 +59,8 @@ pub struct Container {
     pub key: Slot<(i16, LitInt)>,
     pub versions: Slot<Spanned>,
     pub flexible: Slot<Spanned>,
+    /// An unknown key was given, likely a misspelt known one.
+    pub unknown: bool,
 }
 
 const CONTAINER_KEYS: &str = "`key`, `versions`, `flexible`";
@@ -52,38 +73,46 @@ impl Container {
             key: Slot::new("key"),
             versions: Slot::new("versions"),
             flexible: Slot::new("flexible"),
+            unknown: false,
         };
         for attr in attrs.iter().filter(|a| a.path().is_ident("kafka")) {
             let result = attr.parse_nested_meta(|meta| {
                 // #[kafka(key = 27)]
                 if meta.path.is_ident("key") {
-                    let lit: LitInt = meta.value()?.parse()?;
-                    let key = match lit.base10_parse::<i64>() {
-                        Ok(k) if (0..=i64::from(i16::MAX)).contains(&k) => k as i16,
-                        _ => {
-                            return Err(syn::Error::new(
-                                lit.span(),
-                                "api key must be an integer from 0 to 32767",
-                            ))
-                        }
-                    };
-                    c.key.set(cx, &meta.path, (key, lit));
+                    let value = Value::parse(&meta)?;
+                    let key = value
+                        .int("key", 0, i64::from(i16::MAX))
+                        .map(|(k, lit)| (k as i16, lit));
+                    c.key.set(cx, &meta.path, key);
                 // #[kafka(versions = "0-2")]
                 } else if meta.path.is_ident("versions") {
-                    c.versions.set(cx, &meta.path, range_value(&meta)?);
+                    let value = Value::parse(&meta)?;
+                    c.versions.set(cx, &meta.path, value.range("versions"));
                 // #[kafka(flexible = "1+")]
                 } else if meta.path.is_ident("flexible") {
-                    c.flexible.set(cx, &meta.path, range_value(&meta)?);
+                    let value = Value::parse(&meta)?;
+                    c.flexible.set(cx, &meta.path, value.range("flexible"));
                 } else {
-                    return Err(unknown_key(&meta, "struct", CONTAINER_KEYS));
+                    cx.syn_error(unknown_key(&meta, "struct", CONTAINER_KEYS));
+                    c.unknown = true;
+                    skip_value(&meta)?;
                 }
                 Ok(())
             });
             if let Err(err) = result {
                 cx.syn_error(err);
+                c.unknown = true;
             }
         }
         c
+    }
+
+    /// Whether some key was misspelt or given a rejected value.
+    pub fn is_poisoned(&self) -> bool {
+        self.unknown
+            || self.key.is_invalid()
+            || self.versions.is_invalid()
+            || self.flexible.is_invalid()
     }
 }
 
@@ -101,7 +130,8 @@ pub enum DefaultLit {
 #[derive(Clone)]
 pub struct Default {
     pub value: DefaultLit,
-    pub span: Span,
+    /// The literal with its sign, to underline `-1` whole.
+    pub tokens: TokenStream,
 }
 
 /// Field-level keys.
@@ -114,6 +144,8 @@ pub struct Field {
     pub ignorable: Slot<()>,
     pub flexible: Slot<Spanned>,
     pub unknown_tagged_fields: Slot<()>,
+    /// An unknown key was given, likely a misspelt known one.
+    pub unknown: bool,
 }
 
 impl Field {
@@ -127,50 +159,54 @@ impl Field {
             ignorable: Slot::new("ignorable"),
             flexible: Slot::new("flexible"),
             unknown_tagged_fields: Slot::new("unknown_tagged_fields"),
+            unknown: false,
         };
         for attr in field.attrs.iter().filter(|a| a.path().is_ident("kafka")) {
             let result = attr.parse_nested_meta(|meta| {
                 // #[kafka(versions = "0+")]
                 if meta.path.is_ident("versions") {
-                    f.versions.set(cx, &meta.path, range_value(&meta)?);
+                    let value = Value::parse(&meta)?;
+                    f.versions.set(cx, &meta.path, value.range("versions"));
                 // #[kafka(nullable = "1+")]
                 } else if meta.path.is_ident("nullable") {
-                    f.nullable.set(cx, &meta.path, range_value(&meta)?);
+                    let value = Value::parse(&meta)?;
+                    f.nullable.set(cx, &meta.path, value.range("nullable"));
                 // #[kafka(tag = 0)]
                 } else if meta.path.is_ident("tag") {
-                    let lit: LitInt = meta.value()?.parse()?;
-                    let tag = match lit.base10_parse::<i64>() {
-                        Ok(t) if (0..=i64::from(i32::MAX)).contains(&t) => t as u32,
-                        _ => {
-                            return Err(syn::Error::new(
-                                lit.span(),
-                                "tag must be an integer from 0 to 2147483647",
-                            ))
-                        }
-                    };
-                    f.tag.set(cx, &meta.path, (tag, lit));
+                    let value = Value::parse(&meta)?;
+                    let tag = value
+                        .int("tag", 0, i64::from(i32::MAX))
+                        .map(|(t, lit)| (t as u32, lit));
+                    f.tag.set(cx, &meta.path, tag);
                 // #[kafka(tagged = "2+")]
                 } else if meta.path.is_ident("tagged") {
-                    f.tagged.set(cx, &meta.path, range_value(&meta)?);
+                    let value = Value::parse(&meta)?;
+                    f.tagged.set(cx, &meta.path, value.range("tagged"));
                 // #[kafka(default = -1)], #[kafka(default = "text")], #[kafka(default = "null")]
                 } else if meta.path.is_ident("default") {
-                    f.default.set(cx, &meta.path, default_value(&meta)?);
+                    let value = Value::parse(&meta)?;
+                    f.default.set(cx, &meta.path, value.default());
                 // #[kafka(ignorable)]
                 } else if meta.path.is_ident("ignorable") {
-                    f.ignorable.set(cx, &meta.path, ());
+                    f.ignorable.set(cx, &meta.path, flag(&meta, "ignorable")?);
                 // #[kafka(flexible = "none")]: a string or bytes field's own flexible versions
                 } else if meta.path.is_ident("flexible") {
-                    f.flexible.set(cx, &meta.path, range_value(&meta)?);
+                    let value = Value::parse(&meta)?;
+                    f.flexible.set(cx, &meta.path, value.range("flexible"));
                 // #[kafka(unknown_tagged_fields)]
                 } else if meta.path.is_ident("unknown_tagged_fields") {
-                    f.unknown_tagged_fields.set(cx, &meta.path, ());
+                    let value = flag(&meta, "unknown_tagged_fields")?;
+                    f.unknown_tagged_fields.set(cx, &meta.path, value);
                 } else {
-                    return Err(unknown_key(&meta, "field", FIELD_KEYS));
+                    cx.syn_error(unknown_key(&meta, "field", FIELD_KEYS));
+                    f.unknown = true;
+                    skip_value(&meta)?;
                 }
                 Ok(())
             });
             if let Err(err) = result {
                 cx.syn_error(err);
+                f.unknown = true;
             }
         }
         f
@@ -191,45 +227,124 @@ impl Field {
         .flatten()
         .collect()
     }
+
+    /// Whether some key was misspelt or given a rejected value.
+    pub fn is_poisoned(&self) -> bool {
+        self.unknown
+            || self.versions.is_invalid()
+            || self.nullable.is_invalid()
+            || self.tag.is_invalid()
+            || self.tagged.is_invalid()
+            || self.default.is_invalid()
+            || self.ignorable.is_invalid()
+            || self.flexible.is_invalid()
+            || self.unknown_tagged_fields.is_invalid()
+    }
 }
 
-fn range_value(meta: &ParseNestedMeta) -> syn::Result<Spanned> {
-    let lit: LitStr = meta.value()?.parse()?;
-    versions::parse_lit(lit)
+/// The literal after `key =`, with an optional minus sign.
+///
+/// Failing to find one leaves the input at an unknown place, so that error ends the attribute;
+/// a literal of the wrong kind or out of range is reported by the typed readers below, and
+/// parsing goes on with the next key.
+struct Value {
+    neg: Option<Token![-]>,
+    lit: syn::Lit,
 }
 
-fn default_value(meta: &ParseNestedMeta) -> syn::Result<Default> {
-    let input = meta.value()?;
-    let neg: Option<Token![-]> = input.parse()?;
-    let lit: syn::Lit = input.parse()?;
-    let span = match &neg {
-        Some(minus) => minus.span.join(lit.span()).unwrap_or(minus.span),
-        None => lit.span(),
-    };
-    let value = match (&lit, neg.is_some()) {
-        (syn::Lit::Int(i), neg) => {
-            let v = i
-                .base10_parse::<i128>()
-                .map_err(|e| syn::Error::new(i.span(), e))?;
-            DefaultLit::Int(if neg { -v } else { v })
+impl Value {
+    fn parse(meta: &ParseNestedMeta) -> syn::Result<Self> {
+        let input = meta.value()?;
+        Ok(Value {
+            neg: input.parse()?,
+            lit: input.parse()?,
+        })
+    }
+
+    /// The sign and the literal, to span an error over both.
+    fn tokens(&self) -> TokenStream {
+        let mut tokens = self.neg.to_token_stream();
+        self.lit.to_tokens(&mut tokens);
+        tokens
+    }
+
+    fn error(&self, msg: impl std::fmt::Display) -> syn::Error {
+        syn::Error::new_spanned(self.tokens(), msg)
+    }
+
+    /// An integer in `min..=max`.
+    fn int(self, key: &str, min: i64, max: i64) -> syn::Result<(i64, LitInt)> {
+        let bad = || self.error(format!("`{key}` must be an integer from {min} to {max}"));
+        let syn::Lit::Int(lit) = &self.lit else {
+            return Err(bad());
+        };
+        match lit.base10_parse::<i64>() {
+            Ok(v) if self.neg.is_none() && (min..=max).contains(&v) => Ok((v, lit.clone())),
+            _ => Err(bad()),
         }
-        (syn::Lit::Float(x), neg) => {
-            let v = x
-                .base10_parse::<f64>()
-                .map_err(|e| syn::Error::new(x.span(), e))?;
-            DefaultLit::Float(if neg { -v } else { v })
+    }
+
+    /// A quoted version range.
+    fn range(self, key: &str) -> syn::Result<Spanned> {
+        match self.lit {
+            syn::Lit::Str(lit) if self.neg.is_none() => versions::parse_lit(lit),
+            _ => Err(self.error(format!(
+                "`{key}` takes a quoted version range such as `\"0-3\"`, `\"2+\"` or `\"none\"`"
+            ))),
         }
-        (syn::Lit::Bool(b), false) => DefaultLit::Bool(b.value),
-        (syn::Lit::Str(s), false) if s.value() == "null" => DefaultLit::Null,
-        (syn::Lit::Str(s), false) => DefaultLit::Str(s.value()),
-        _ => {
-            return Err(syn::Error::new(
-                lit.span(),
-                "expected a default such as `0`, `-1`, `1.5`, `true`, `\"text\"` or `\"null\"`",
-            ))
+    }
+
+    fn default(self) -> syn::Result<Default> {
+        let tokens = self.tokens();
+        let neg = self.neg.is_some();
+        let value =
+            match &self.lit {
+                syn::Lit::Int(i) => {
+                    let v = i.base10_parse::<i128>().map_err(|e| self.error(e))?;
+                    DefaultLit::Int(if neg { -v } else { v })
+                }
+                syn::Lit::Float(x) => {
+                    let v = x.base10_parse::<f64>().map_err(|e| self.error(e))?;
+                    DefaultLit::Float(if neg { -v } else { v })
+                }
+                syn::Lit::Bool(b) if !neg => DefaultLit::Bool(b.value),
+                syn::Lit::Str(s) if !neg && s.value() == "null" => DefaultLit::Null,
+                syn::Lit::Str(s) if !neg => DefaultLit::Str(s.value()),
+                _ => return Err(self.error(
+                    "expected a default such as `0`, `-1`, `1.5`, `true`, `\"text\"` or `\"null\"`",
+                )),
+            };
+        Ok(Default { value, tokens })
+    }
+}
+
+/// A key that stands alone, such as `ignorable`.
+fn flag(meta: &ParseNestedMeta, key: &str) -> syn::Result<syn::Result<()>> {
+    if meta.input.is_empty() || meta.input.peek(Token![,]) {
+        return Ok(Ok(()));
+    }
+    let value = skip_value(meta)?;
+    Ok(Err(syn::Error::new_spanned(
+        value,
+        format!("`{key}` takes no value; write `{key}` alone"),
+    )))
+}
+
+/// Steps over whatever follows a key up to the next `,`, so that the keys after a rejected one
+/// are still read; returns the tokens stepped over.
+fn skip_value(meta: &ParseNestedMeta) -> syn::Result<TokenStream> {
+    meta.input.step(|cursor| {
+        let mut rest = *cursor;
+        let mut skipped = TokenStream::new();
+        while let Some((tt, next)) = rest.token_tree() {
+            if matches!(&tt, TokenTree::Punct(p) if p.as_char() == ',') {
+                break;
+            }
+            skipped.extend([tt]);
+            rest = next;
         }
-    };
-    Ok(Default { value, span })
+        Ok((skipped, rest))
+    })
 }
 
 fn unknown_key(meta: &ParseNestedMeta, place: &str, expected: &str) -> syn::Error {
@@ -238,8 +353,8 @@ fn unknown_key(meta: &ParseNestedMeta, place: &str, expected: &str) -> syn::Erro
         || quote::quote!(#path).to_string().replace(' ', ""),
         |i| i.to_string(),
     );
-    syn::Error::new(
-        meta.path.span(),
+    syn::Error::new_spanned(
+        path,
         format!("unknown kafka {place} attribute `{key}`; expected one of {expected}"),
     )
 }

@@ -7,6 +7,8 @@ mod attr;
 mod ctxt;
 mod expand;
 mod model;
+#[cfg(test)]
+mod tests;
 mod validate;
 mod versions;
 

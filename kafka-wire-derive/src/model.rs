@@ -3,7 +3,6 @@
 use crate::attr::{self, DefaultLit};
 use crate::ctxt::Ctxt;
 use crate::versions::{Range, Spanned};
-use syn::spanned::Spanned as _;
 
 /// What a field's Rust type is on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,11 +81,29 @@ fn only_type_arg(seg: &syn::PathSegment) -> Option<&syn::Type> {
 }
 
 fn unsupported(ty: &syn::Type) -> syn::Error {
-    let shown = quote::quote!(#ty).to_string().replace(' ', "");
-    syn::Error::new(
-        ty.span(),
-        format!("unsupported field type `{shown}`; {SUPPORTED}"),
+    syn::Error::new_spanned(
+        ty,
+        format!("unsupported field type `{}`; {SUPPORTED}", type_name(ty)),
     )
+}
+
+/// A type as the user would write it: `HashMap<String, String>`, `&'static str`.
+pub fn type_name(ty: &syn::Type) -> String {
+    let text = quote::quote!(#ty).to_string();
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        // Keep only the spaces that separate two words (`dyn Trait`, `'static str`) or follow
+        // a comma.
+        if c == ' '
+            && !(out.ends_with(',') || (word(out.chars().last()) && word(chars.peek().copied())))
+        {
+            continue;
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The kind of a type that is not `Option`.
@@ -108,9 +125,16 @@ fn kind_of(ty: &syn::Type) -> syn::Result<Kind> {
             match only_type_arg(seg) {
                 // Elements may be anything but `Option`: Kafka arrays hold no nulls.
                 Some(elem) if last_segment(elem).is_some_and(|s| s.ident == "Option") => {
-                    return Err(syn::Error::new(
-                        elem.span(),
+                    return Err(syn::Error::new_spanned(
+                        elem,
                         "array elements cannot be null; use `Vec<T>`, or `Option<Vec<T>>` for a nullable array",
+                    ))
+                }
+                // Kafka's `bytes` is not an array: it has no element count.
+                Some(elem) if last_segment(elem).is_some_and(|s| s.ident == "u8") => {
+                    return Err(syn::Error::new_spanned(
+                        ty,
+                        "unsupported field type `Vec<u8>`; use `Bytes` for Kafka `bytes`, or `Vec<i8>` for an array of `int8`",
                     ))
                 }
                 Some(elem) => {
@@ -178,8 +202,9 @@ impl Field<'_> {
         self.tag.is_some()
     }
 
+    /// The field's name as error paths show it: `type`, not `r#type`.
     pub fn name(&self) -> String {
-        self.ident.to_string()
+        syn::ext::IdentExt::unraw(self.ident).to_string()
     }
 }
 
@@ -188,6 +213,8 @@ pub struct TopLevel {
     pub key: Option<(i16, syn::LitInt)>,
     pub versions: Spanned,
     pub flexible: Option<Spanned>,
+    /// A struct-level value was rejected: the checks against these facts are skipped.
+    pub poisoned: bool,
 }
 
 impl TopLevel {
@@ -203,6 +230,9 @@ pub struct Message<'a> {
     pub fields: Vec<Field<'a>>,
     /// The `#[kafka(unknown_tagged_fields)]` field.
     pub unknown: Option<&'a syn::Ident>,
+    /// Every valid `tag`, also of fields left out of `fields` for an error of their own, so that
+    /// the tag rules see them all.
+    pub tags: Vec<(u32, &'a syn::Ident, syn::LitInt)>,
 }
 
 impl<'a> Message<'a> {
@@ -229,7 +259,7 @@ impl<'a> Message<'a> {
             }) => &named.named,
             syn::Data::Struct(s) => {
                 let msg =
-                    "KafkaMessage needs a struct with named fields; each field is a schema field";
+                    "`KafkaMessage` needs a struct with named fields; each field is a schema field";
                 match &s.fields {
                     syn::Fields::Unit => cx.error_spanned_by(&input.ident, msg),
                     fields => cx.error_spanned_by(fields, msg),
@@ -239,14 +269,14 @@ impl<'a> Message<'a> {
             syn::Data::Enum(e) => {
                 cx.error_spanned_by(
                     e.enum_token,
-                    "KafkaMessage can only be derived for structs, not enums",
+                    "`KafkaMessage` can only be derived for structs, not enums",
                 );
                 return None;
             }
             syn::Data::Union(u) => {
                 cx.error_spanned_by(
                     u.union_token,
-                    "KafkaMessage can only be derived for structs, not unions",
+                    "`KafkaMessage` can only be derived for structs, not unions",
                 );
                 return None;
             }
@@ -254,7 +284,7 @@ impl<'a> Message<'a> {
         if !input.generics.params.is_empty() {
             cx.error_spanned_by(
                 &input.generics,
-                "KafkaMessage does not support generic structs",
+                "`KafkaMessage` does not support generic structs; write one struct per concrete type",
             );
         }
         let top = top_level(cx, container);
@@ -263,6 +293,7 @@ impl<'a> Message<'a> {
             top,
             fields: Vec::new(),
             unknown: None,
+            tags: Vec::new(),
         };
         for field in fields {
             let raw = attr::Field::from_ast(cx, field);
@@ -278,6 +309,9 @@ impl<'a> Message<'a> {
                 out.unknown = Some(ident);
                 continue;
             }
+            if let Some((tag, lit)) = raw.tag.get() {
+                out.tags.push((*tag, ident, lit.clone()));
+            }
             let ty = match FieldType::from_ast(&field.ty) {
                 Ok(ty) => ty,
                 Err(err) => {
@@ -285,10 +319,16 @@ impl<'a> Message<'a> {
                     continue;
                 }
             };
+            // A misspelt key or a rejected value has been reported; checking the field further
+            // would report its consequences (`version = "0+"` is not also a missing `versions`).
+            if raw.is_poisoned() {
+                continue;
+            }
             let Some(versions) = raw.versions.get().cloned() else {
+                let name = syn::ext::IdentExt::unraw(ident);
                 cx.error_spanned_by(
                     ident,
-                    "missing `versions` on field; add e.g. `#[kafka(versions = \"0+\")]`",
+                    format!("missing `versions` on field `{name}`; add e.g. `#[kafka(versions = \"0+\")]`"),
                 );
                 continue;
             };
@@ -312,13 +352,26 @@ impl<'a> Message<'a> {
 fn top_level(cx: &Ctxt, c: attr::Container) -> Option<TopLevel> {
     let key = c.key.get().cloned();
     let flexible = c.flexible.get().cloned();
-    match c.versions.get().cloned() {
-        Some(versions) => Some(TopLevel {
+    let poisoned = c.is_poisoned();
+    match (c.versions.get().cloned(), c.versions.key()) {
+        (Some(versions), _) => Some(TopLevel {
             key,
             versions,
             flexible,
+            poisoned,
         }),
-        None => {
+        // `versions` was given but rejected: still a message (its fallback impls include
+        // `Message`), with no facts to check against.
+        (None, Some(k)) => Some(TopLevel {
+            key,
+            versions: Spanned {
+                range: Range::ALL,
+                lit: syn::LitStr::new("0+", syn::spanned::Spanned::span(k)),
+            },
+            flexible,
+            poisoned: true,
+        }),
+        (None, None) => {
             // A struct without `versions` is nested: it takes both from its message.
             if let Some(k) = c.key.key() {
                 cx.error_spanned_by(

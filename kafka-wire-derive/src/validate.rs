@@ -2,17 +2,20 @@
 
 use crate::attr::DefaultLit;
 use crate::ctxt::Ctxt;
-use crate::model::{Field, Kind, Message, TopLevel};
+use crate::model::{type_name, Field, Kind, Message, TopLevel};
 use crate::versions::Range;
 
 pub fn check(cx: &Ctxt, msg: &Message) {
-    if let Some(top) = &msg.top {
+    // After a rejected struct-level value, checks against the struct's facts would only report
+    // its consequences.
+    let top = msg.top.as_ref().filter(|t| !t.poisoned);
+    if let Some(top) = top {
         check_flexible_open(cx, top);
         check_flexible_within_versions(cx, top);
         check_keeps_unknown_tags(cx, msg, top);
     }
     for field in &msg.fields {
-        if let Some(top) = &msg.top {
+        if let Some(top) = top {
             check_field_overlaps_message(cx, field, top);
             check_tagged_within_flexible(cx, field, top);
         }
@@ -20,6 +23,7 @@ pub fn check(cx: &Ctxt, msg: &Message) {
         check_tagged_open(cx, field);
         check_tagged_within_versions(cx, field);
         check_nullable_kind(cx, field);
+        check_option_kind(cx, field);
         check_option_needs_nullable(cx, field);
         check_nullable_needs_option(cx, field);
         check_nullable_overlaps_versions(cx, field);
@@ -49,18 +53,24 @@ fn check_flexible_open(cx: &Ctxt, top: &TopLevel) {
 
 /// A flexible range that starts after the last version is a typo: it would never apply.
 fn check_flexible_within_versions(cx: &Ctxt, top: &TopLevel) {
-    if let Some(f) = &top.flexible {
-        let v = top.versions.range;
-        if !f.range.is_empty() && (v.is_empty() || f.range.start > v.end) {
-            cx.syn_error(syn::Error::new(
-                f.span(),
-                format!(
-                    "`flexible` versions `{}` start after the last valid version `{v}`",
-                    f.range
-                ),
-            ));
-        }
-    }
+    let Some(f) = top.flexible.as_ref().filter(|f| !f.range.is_empty()) else {
+        return;
+    };
+    let v = top.versions.range;
+    let msg = if v.is_empty() {
+        format!(
+            "`flexible` versions `{}` never apply: the message `versions` are `none`",
+            f.range
+        )
+    } else if f.range.start > v.end {
+        format!(
+            "`flexible` versions `{}` start after the last valid version `{}`",
+            f.range, v.end
+        )
+    } else {
+        return;
+    };
+    cx.syn_error(syn::Error::new(f.span(), msg));
 }
 
 /// Unknown tagged fields must survive a round trip, so a message that has flexible versions
@@ -124,16 +134,29 @@ fn check_tagged_open(cx: &Ctxt, field: &Field) {
 /// Tagged fields exist only in the tagged-field section of flexible versions.
 fn check_tagged_within_flexible(cx: &Ctxt, field: &Field, top: &TopLevel) {
     let Some(t) = &field.tagged else { return };
-    let flexible = top.flexible_range();
-    if !t.range.is_empty() && !t.range.intersect(top.versions.range).within(flexible) {
-        cx.syn_error(syn::Error::new(
-            t.span(),
-            format!(
-                "`tagged` versions `{}` are not within the flexible versions `{flexible}`",
-                t.range
-            ),
-        ));
+    // A closed `flexible` range is reported by `check_flexible_open`; judge the field against
+    // the open range it is meant to be rather than report it twice.
+    let flexible = match top.flexible_range() {
+        f if f.is_empty() => f,
+        f => Range {
+            start: f.start,
+            end: crate::versions::MAX,
+        },
+    };
+    if t.range.is_empty() || t.range.intersect(top.versions.range).within(flexible) {
+        return;
     }
+    let msg = if flexible.intersect(top.versions.range).is_empty() {
+        "a tagged field needs flexible versions, and the message has none; \
+         add e.g. `flexible = \"0+\"` to the struct's `#[kafka(...)]`"
+            .to_string()
+    } else {
+        format!(
+            "`tagged` versions `{}` are not within the flexible versions `{flexible}`",
+            t.range
+        )
+    };
+    cx.syn_error(syn::Error::new(t.span(), msg));
 }
 
 /// A field is tagged only in versions where it exists.
@@ -151,14 +174,31 @@ fn check_tagged_within_versions(cx: &Ctxt, field: &Field) {
     }
 }
 
-/// Only strings, bytes, records, arrays and structs have a null on the wire.
+/// Only strings, bytes, records, arrays and structs have a null on the wire (Kafka's schema
+/// rejects `nullableVersions` on an `int32`), so `nullable` on another type is a mistake.
 fn check_nullable_kind(cx: &Ctxt, field: &Field) {
-    if field.nullable.is_some() && !field.ty.kind.can_be_null() {
-        let inner = field.ty.inner;
-        let shown = quote::quote!(#inner).to_string();
+    if let Some(n) = &field.nullable {
+        if !field.ty.kind.can_be_null() {
+            cx.syn_error(syn::Error::new(
+                n.span(),
+                format!(
+                    "`{}` cannot be null on the wire, so it cannot be `nullable`; only strings, bytes, records, arrays and structs can",
+                    type_name(field.ty.inner)
+                ),
+            ));
+        }
+    }
+}
+
+/// The same for the Rust side: an `Option` of a type that has no null.
+fn check_option_kind(cx: &Ctxt, field: &Field) {
+    if field.ty.option && !field.ty.kind.can_be_null() {
+        let inner = type_name(field.ty.inner);
         cx.error_spanned_by(
-            inner,
-            format!("`{shown}` cannot be null on the wire; only strings, bytes, records, arrays and structs can"),
+            &field.ast.ty,
+            format!(
+                "`{inner}` cannot be null on the wire; use `{inner}` instead of `Option<{inner}>`"
+            ),
         );
     }
 }
@@ -166,7 +206,7 @@ fn check_nullable_kind(cx: &Ctxt, field: &Field) {
 /// `Option<T>` is how a nullable field says so in Rust; without `nullable` the `None` could not
 /// be written.
 fn check_option_needs_nullable(cx: &Ctxt, field: &Field) {
-    if field.ty.option && field.nullable.is_none() {
+    if field.ty.option && field.nullable.is_none() && field.ty.kind.can_be_null() {
         cx.error_spanned_by(
             &field.ast.ty,
             "`Option` field without `nullable` versions; add e.g. `nullable = \"0+\"` or drop the `Option`",
@@ -174,15 +214,18 @@ fn check_option_needs_nullable(cx: &Ctxt, field: &Field) {
     }
 }
 
-/// A nullable field must be able to hold the null it reads.
+/// A nullable field must be able to hold the null it reads; the type is what to change, as
+/// `nullable` copies the schema.
 fn check_nullable_needs_option(cx: &Ctxt, field: &Field) {
-    if let Some(n) = &field.nullable {
-        if !field.ty.option && field.ty.kind.can_be_null() {
-            cx.syn_error(syn::Error::new(
-                n.span(),
-                "a `nullable` field needs an `Option<T>` type to hold the null",
-            ));
-        }
+    if field.nullable.is_some() && !field.ty.option && field.ty.kind.can_be_null() {
+        let ty = &field.ast.ty;
+        cx.error_spanned_by(
+            ty,
+            format!(
+                "a `nullable` field needs an `Option` type to hold the null; use `Option<{}>`",
+                type_name(ty)
+            ),
+        );
     }
 }
 
@@ -206,15 +249,14 @@ fn check_nullable_overlaps_versions(cx: &Ctxt, field: &Field) {
 /// only `null` (or nothing) for bytes, arrays, structs and UUIDs.
 fn check_default_fits(cx: &Ctxt, field: &Field) {
     let Some(d) = &field.default else { return };
-    let ty = field.ty.inner;
-    let shown = quote::quote!(#ty).to_string().replace(' ', "");
-    let err = |msg: String| cx.syn_error(syn::Error::new(d.span, msg));
+    let shown = type_name(field.ty.inner);
+    let err = |msg: String| cx.error_spanned_by(&d.tokens, msg);
     match (&d.value, field.ty.kind) {
         (DefaultLit::Null, _) => {}
         (DefaultLit::Int(v), Kind::Int { min, max }) => {
             if *v < min || *v > max {
                 err(format!(
-                    "default {v} does not fit in `{shown}` ({min} to {max})"
+                    "default `{v}` does not fit in `{shown}`, which holds {min} to {max}"
                 ));
             }
         }
@@ -237,13 +279,13 @@ fn check_null_default(cx: &Ctxt, field: &Field) {
     }
     let nullable = field.nullable.as_ref().map_or(Range::NONE, |n| n.range);
     if !field.ty.option || !field.versions.range.within(nullable) {
-        cx.syn_error(syn::Error::new(
-            d.span,
+        cx.error_spanned_by(
+            &d.tokens,
             format!(
-                "default `null` needs the field to be nullable in all its versions `{}`",
+                "default `null` needs the field to be `nullable` in all its versions `{}`",
                 field.versions.range
             ),
-        ));
+        );
     }
 }
 
@@ -262,29 +304,26 @@ fn check_flexible_override(cx: &Ctxt, field: &Field) {
 
 /// A tag names one field per struct.
 fn check_unique_tags(cx: &Ctxt, msg: &Message) {
-    let mut seen: Vec<(u32, &Field)> = Vec::new();
-    for field in &msg.fields {
-        let Some((tag, lit)) = &field.tag else {
-            continue;
-        };
+    let mut seen: Vec<(u32, &syn::Ident)> = Vec::new();
+    for (tag, ident, lit) in &msg.tags {
         if let Some((_, first)) = seen.iter().find(|(t, _)| t == tag) {
             cx.error_spanned_by(
                 lit,
-                format!("tag {tag} is already used by field `{}`", first.name()),
+                format!("tag {tag} is already used by field `{}`", unraw(first)),
             );
         } else {
-            seen.push((*tag, field));
+            seen.push((*tag, ident));
         }
     }
 }
 
+fn unraw(ident: &syn::Ident) -> String {
+    syn::ext::IdentExt::unraw(ident).to_string()
+}
+
 /// Kafka numbers a struct's tags 0, 1, 2, ... without gaps.
 fn check_contiguous_tags(cx: &Ctxt, msg: &Message) {
-    let mut tags: Vec<(u32, &syn::LitInt)> = msg
-        .fields
-        .iter()
-        .filter_map(|f| f.tag.as_ref().map(|(t, l)| (*t, l)))
-        .collect();
+    let mut tags: Vec<(u32, &syn::LitInt)> = msg.tags.iter().map(|(t, _, l)| (*t, l)).collect();
     tags.sort_by_key(|(t, _)| *t);
     tags.dedup_by_key(|(t, _)| *t);
     for (expected, (tag, lit)) in tags.iter().enumerate() {

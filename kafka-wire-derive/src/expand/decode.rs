@@ -44,7 +44,7 @@ pub fn expand_decode(msg: &Message) -> TokenStream {
         };
         quote! {
             if __cx.flexible {
-                #p::decode_tagged(__buf, #sink, |__tag: u32, __data: &mut #p::Bytes| -> ::core::result::Result<bool, #p::DecodeError> {
+                #p::decode_tagged(__buf, #sink, |__tag: ::core::primitive::u32, __data: &mut #p::Bytes| -> ::core::result::Result<::core::primitive::bool, #p::DecodeError> {
                     match __tag {
                         #(#arms)*
                         _ => ::core::result::Result::Ok(false),

@@ -18,7 +18,7 @@ pub fn expand_encode(msg: &Message) -> TokenStream {
         let flags: Vec<_> = (0..tagged.len()).map(|i| format_ident!("__t{}", i)).collect();
         let decide = tagged.iter().zip(&flags).map(|(g, flag)| {
             let written = g.tagged_written();
-            quote!(let #flag: bool = #written;)
+            quote!(let #flag: ::core::primitive::bool = #written;)
         });
         let write = tagged.iter().zip(&flags).map(|(g, flag)| {
             let (len, call, path, tag) = (g.len_call(), g.encode_call(), g.path(), g.tag());
@@ -33,7 +33,7 @@ pub fn expand_encode(msg: &Message) -> TokenStream {
         quote! {
             if __cx.flexible {
                 #(#decide)*
-                let __known: usize = 0 #(+ (#flags as usize))*;
+                let __known: ::core::primitive::usize = 0 #(+ (#flags as ::core::primitive::usize))*;
                 let mut __w = ::kafka_wire::__private::TaggedWriter::start(__buf, #unknown, __known);
                 #(#write)*
                 __w.finish(__buf);

@@ -36,7 +36,9 @@ pub fn derive(input: &syn::DeriveInput) -> TokenStream {
 fn wrap(items: TokenStream) -> TokenStream {
     quote! {
         #[doc(hidden)]
-        #[allow(non_upper_case_globals, unused_qualifications, clippy::all, clippy::pedantic)]
+        // `non_snake_case`: decoder locals are named after the fields, which may keep Kafka's
+        // camelCase names under the user's own `allow`.
+        #[allow(non_upper_case_globals, non_snake_case, unused_qualifications, clippy::all, clippy::pedantic)]
         const _: () = {
             #items
         };
@@ -52,7 +54,7 @@ fn fallback(input: &syn::DeriveInput, is_top: bool) -> TokenStream {
     let message = is_top.then(|| {
         quote! {
             impl #impl_g #p::Message for #ident #ty_g #where_g {
-                const NAME: &'static str = "";
+                const NAME: &'static ::core::primitive::str = "";
                 const VERSIONS: #p::VersionRange = #p::VersionRange::NONE;
                 const FLEXIBLE_VERSIONS: #p::VersionRange = #p::VersionRange::NONE;
             }
@@ -63,7 +65,7 @@ fn fallback(input: &syn::DeriveInput, is_top: bool) -> TokenStream {
             fn encode_value<__B: #p::BufMut>(&self, _: &mut __B, _: #p::Ctx) -> ::core::result::Result<(), #p::EncodeError> {
                 ::core::unreachable!()
             }
-            fn value_len(&self, _: #p::Ctx) -> ::core::result::Result<usize, #p::EncodeError> {
+            fn value_len(&self, _: #p::Ctx) -> ::core::result::Result<::core::primitive::usize, #p::EncodeError> {
                 ::core::unreachable!()
             }
             fn decode_value(_: &mut #p::Bytes, _: #p::Ctx) -> ::core::result::Result<Self, #p::DecodeError> {
@@ -74,7 +76,7 @@ fn fallback(input: &syn::DeriveInput, is_top: bool) -> TokenStream {
             fn encode_null<__B: #p::BufMut>(_: &mut __B, _: #p::Ctx) {
                 ::core::unreachable!()
             }
-            fn null_len(_: #p::Ctx) -> usize {
+            fn null_len(_: #p::Ctx) -> ::core::primitive::usize {
                 ::core::unreachable!()
             }
             fn decode_nullable(_: &mut #p::Bytes, _: #p::Ctx) -> ::core::result::Result<::core::option::Option<Self>, #p::DecodeError> {
@@ -99,14 +101,14 @@ fn expand_impls(msg: &Message) -> TokenStream {
             quote! {
                 #[automatically_derived]
                 impl #p::ApiMessage for #ident {
-                    const API_KEY: i16 = #key;
+                    const API_KEY: ::core::primitive::i16 = #key;
                 }
             }
         });
         quote! {
             #[automatically_derived]
             impl #p::Message for #ident {
-                const NAME: &'static str = #name;
+                const NAME: &'static ::core::primitive::str = #name;
                 const VERSIONS: #p::VersionRange = #versions;
                 const FLEXIBLE_VERSIONS: #p::VersionRange = #flexible;
             }
@@ -125,9 +127,9 @@ fn expand_impls(msg: &Message) -> TokenStream {
             }
 
             #[inline]
-            fn value_len(&self, __cx: #p::Ctx) -> ::core::result::Result<usize, #p::EncodeError> {
+            fn value_len(&self, __cx: #p::Ctx) -> ::core::result::Result<::core::primitive::usize, #p::EncodeError> {
                 let __v = __cx.version;
-                let mut __len: usize = 0;
+                let mut __len: ::core::primitive::usize = 0;
                 #size
                 ::core::result::Result::Ok(__len)
             }
@@ -145,13 +147,13 @@ fn expand_impls(msg: &Message) -> TokenStream {
             fn encode_null<__B: #p::BufMut>(__buf: &mut __B, _: #p::Ctx) {
                 __buf.put_i8(-1);
             }
-            fn null_len(_: #p::Ctx) -> usize {
+            fn null_len(_: #p::Ctx) -> ::core::primitive::usize {
                 1
             }
             fn encode_present<__B: #p::BufMut>(&self, __buf: &mut __B, __cx: #p::Ctx) -> ::core::result::Result<(), #p::EncodeError> {
                 #p::encode_struct_present(self, __buf, __cx)
             }
-            fn present_len(&self, __cx: #p::Ctx) -> ::core::result::Result<usize, #p::EncodeError> {
+            fn present_len(&self, __cx: #p::Ctx) -> ::core::result::Result<::core::primitive::usize, #p::EncodeError> {
                 ::core::result::Result::Ok(1 + #p::Codec::value_len(self, __cx)?)
             }
             fn decode_nullable(__buf: &mut #p::Bytes, __cx: #p::Ctx) -> ::core::result::Result<::core::option::Option<Self>, #p::DecodeError> {
@@ -305,10 +307,10 @@ impl<'a> FieldGen<'a> {
             None => quote!(<#ty as ::core::default::Default>::default()),
             Some(DefaultLit::Null) => quote!(::core::option::Option::None),
             Some(DefaultLit::Str(s)) if f.ty.option => {
-                quote!(::core::option::Option::Some(<#inner as ::core::convert::From<&'static str>>::from(#s)))
+                quote!(::core::option::Option::Some(<#inner as ::core::convert::From<&'static ::core::primitive::str>>::from(#s)))
             }
             Some(DefaultLit::Str(s)) => {
-                quote!(<#inner as ::core::convert::From<&'static str>>::from(#s))
+                quote!(<#inner as ::core::convert::From<&'static ::core::primitive::str>>::from(#s))
             }
             Some(lit) => literal(f, lit),
         }

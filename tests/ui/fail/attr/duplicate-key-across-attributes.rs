@@ -1,0 +1,11 @@
+use kafka_wire::KafkaMessage;
+
+#[derive(KafkaMessage)]
+#[kafka(key = 27, versions = "0-2")]
+#[kafka(key = 28)]
+pub struct Request {
+    #[kafka(versions = "0+")]
+    pub id: i32,
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use kafka_wire::KafkaMessage;
+
+#[derive(KafkaMessage)]
+pub struct Entry;
+
+fn main() {}

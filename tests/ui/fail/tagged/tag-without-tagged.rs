@@ -1,0 +1,11 @@
+use kafka_wire::{KafkaMessage, UnknownTaggedFields};
+
+#[derive(KafkaMessage)]
+pub struct Entry {
+    #[kafka(versions = "0+", tag = 0)]
+    pub id: i32,
+    #[kafka(unknown_tagged_fields)]
+    pub unknown_tagged_fields: UnknownTaggedFields,
+}
+
+fn main() {}

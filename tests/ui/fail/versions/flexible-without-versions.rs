@@ -1,0 +1,12 @@
+use kafka_wire::{KafkaMessage, UnknownTaggedFields};
+
+#[derive(KafkaMessage)]
+#[kafka(flexible = "1+")]
+pub struct Entry {
+    #[kafka(versions = "0+")]
+    pub id: i32,
+    #[kafka(unknown_tagged_fields)]
+    pub unknown_tagged_fields: UnknownTaggedFields,
+}
+
+fn main() {}
