@@ -229,36 +229,6 @@ impl DecodeError {
         self.0.offset
     }
 
-    /// The field path, such as `WriteTxnMarkersRequest.markers[3].topics[0].name`; empty when
-    /// the failure is not inside a field.
-    pub fn path(&self) -> alloc::string::String {
-        use alloc::string::ToString;
-        self.0.path.to_string()
-    }
-
-    /// Adds the field `ty.field` as the next outer step of the path.
-    #[cold]
-    #[inline(never)]
-    pub fn in_field(mut self, ty: &'static str, field: &'static str) -> Self {
-        self.0.path.segments.push(Segment::Field { ty, field });
-        self
-    }
-
-    /// Adds the array index `index` as the next outer step of the path.
-    #[cold]
-    #[inline(never)]
-    pub fn at_index(mut self, index: usize) -> Self {
-        self.0.path.segments.push(Segment::Index(index));
-        self
-    }
-
-    /// Names the outermost message, for errors that happen before any field.
-    #[cold]
-    pub(crate) fn in_message(mut self, name: &'static str) -> Self {
-        self.0.path.root.get_or_insert(name);
-        self
-    }
-
     /// Re-bases the error from a sub-slice onto its parent input, of which `after` bytes follow
     /// the sub-slice.
     #[cold]
@@ -415,34 +385,6 @@ impl EncodeError {
     pub fn kind(&self) -> &EncodeErrorKind {
         &self.0.kind
     }
-
-    /// The field path, such as `WriteTxnMarkersRequest.markers[0].transaction_version`.
-    pub fn path(&self) -> alloc::string::String {
-        use alloc::string::ToString;
-        self.0.path.to_string()
-    }
-
-    /// Adds the field `ty.field` as the next outer step of the path.
-    #[cold]
-    #[inline(never)]
-    pub fn in_field(mut self, ty: &'static str, field: &'static str) -> Self {
-        self.0.path.segments.push(Segment::Field { ty, field });
-        self
-    }
-
-    /// Adds the array index `index` as the next outer step of the path.
-    #[cold]
-    #[inline(never)]
-    pub fn at_index(mut self, index: usize) -> Self {
-        self.0.path.segments.push(Segment::Index(index));
-        self
-    }
-
-    #[cold]
-    pub(crate) fn in_message(mut self, name: &'static str) -> Self {
-        self.0.path.root.get_or_insert(name);
-        self
-    }
 }
 
 impl fmt::Display for EncodeError {
@@ -464,3 +406,49 @@ impl fmt::Debug for EncodeError {
 }
 
 impl core::error::Error for EncodeError {}
+
+/// The path methods, the same for both error types; generated code calls them only on the
+/// error path, hence `#[cold]`.
+macro_rules! path_methods {
+    ($ty:ident, $example:literal) => {
+        impl $ty {
+            #[doc = concat!("The field path, such as `", $example, "`; empty when the failure is not inside a field.")]
+            pub fn path(&self) -> alloc::string::String {
+                use alloc::string::ToString;
+                self.0.path.to_string()
+            }
+
+            /// Adds the field `ty.field` as the next outer step of the path.
+            #[cold]
+            #[inline(never)]
+            pub fn in_field(mut self, ty: &'static str, field: &'static str) -> Self {
+                self.0.path.segments.push(Segment::Field { ty, field });
+                self
+            }
+
+            /// Adds the array index `index` as the next outer step of the path.
+            #[cold]
+            #[inline(never)]
+            pub fn at_index(mut self, index: usize) -> Self {
+                self.0.path.segments.push(Segment::Index(index));
+                self
+            }
+
+            /// Names the outermost message, for errors that happen before any field.
+            #[cold]
+            pub(crate) fn in_message(mut self, name: &'static str) -> Self {
+                self.0.path.root.get_or_insert(name);
+                self
+            }
+        }
+    };
+}
+
+path_methods!(
+    DecodeError,
+    "WriteTxnMarkersRequest.markers[3].topics[0].name"
+);
+path_methods!(
+    EncodeError,
+    "WriteTxnMarkersRequest.markers[0].transaction_version"
+);

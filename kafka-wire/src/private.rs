@@ -25,9 +25,9 @@ fn null_not_allowed(version: i16) -> EncodeError {
 
 /// Writes an `Option` field; `nullable` says whether this version may carry a null.
 #[inline]
-pub fn encode_option<T: NullableCodec, B: BufMut>(
+pub fn encode_option<T: NullableCodec>(
     value: &Option<T>,
-    buf: &mut B,
+    buf: &mut impl BufMut,
     cx: Ctx,
     nullable: bool,
 ) -> Result<(), EncodeError> {

@@ -49,6 +49,16 @@ impl KafkaString {
         &self.0
     }
 
+    /// The length in bytes (without the UTF-8 check that going through `str` costs).
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True for the empty string.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// The underlying buffer.
     pub fn into_bytes(self) -> Bytes {
         self.0

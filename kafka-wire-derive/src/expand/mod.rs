@@ -10,7 +10,7 @@ use crate::model::{Field, Message};
 use crate::validate;
 use crate::versions::Range;
 use proc_macro2::{Literal, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 pub fn derive(input: &syn::DeriveInput) -> TokenStream {
@@ -229,54 +229,44 @@ impl<'a> FieldGen<'a> {
         self.cond_expr(self.field.nullable_range())
     }
 
-    /// Writes `self.<field>` into `__buf`.
-    pub fn encode_call(&self) -> TokenStream {
-        let f = self.field;
-        let ident = f.ident;
-        let inner = f.ty.inner;
+    /// A call of the field's codec: `Codec::<method>` on the type, or for an `Option` the
+    /// private `<option_fn>`, which also takes whether the version is nullable. Spanned at the
+    /// type, so that a missing impl is reported on the field.
+    fn codec_call(&self, method: &str, option_fn: &str, args: TokenStream) -> TokenStream {
+        let inner = self.field.ty.inner;
         let cx = self.ctx();
         let span = inner.span();
-        if f.ty.option {
+        if self.field.ty.option {
+            let function = format_ident!("{}", option_fn);
             let nullable = self.nullable();
-            let call = quote_spanned!(span=> ::kafka_wire::__private::encode_option::<#inner, __B>);
-            quote!(#call(&self.#ident, __buf, #cx, #nullable))
+            let call = quote_spanned!(span=> ::kafka_wire::__private::#function::<#inner>);
+            quote!(#call(#args #cx, #nullable))
         } else {
+            let method = format_ident!("{}", method);
             let codec = quote_spanned!(span=> <#inner as ::kafka_wire::__private::Codec>);
-            quote!(#codec::encode_value(&self.#ident, __buf, #cx))
+            quote!(#codec::#method(#args #cx))
         }
+    }
+
+    /// Writes `self.<field>` into `__buf`.
+    pub fn encode_call(&self) -> TokenStream {
+        let ident = self.field.ident;
+        self.codec_call(
+            "encode_value",
+            "encode_option",
+            quote!(&self.#ident, __buf,),
+        )
     }
 
     /// The size of `self.<field>`.
     pub fn len_call(&self) -> TokenStream {
-        let f = self.field;
-        let ident = f.ident;
-        let inner = f.ty.inner;
-        let cx = self.ctx();
-        let span = inner.span();
-        if f.ty.option {
-            let nullable = self.nullable();
-            let call = quote_spanned!(span=> ::kafka_wire::__private::option_len::<#inner>);
-            quote!(#call(&self.#ident, #cx, #nullable))
-        } else {
-            let codec = quote_spanned!(span=> <#inner as ::kafka_wire::__private::Codec>);
-            quote!(#codec::value_len(&self.#ident, #cx))
-        }
+        let ident = self.field.ident;
+        self.codec_call("value_len", "option_len", quote!(&self.#ident,))
     }
 
     /// Reads the field from `buf`.
     pub fn decode_call(&self, buf: TokenStream) -> TokenStream {
-        let f = self.field;
-        let inner = f.ty.inner;
-        let cx = self.ctx();
-        let span = inner.span();
-        if f.ty.option {
-            let nullable = self.nullable();
-            let call = quote_spanned!(span=> ::kafka_wire::__private::decode_option::<#inner>);
-            quote!(#call(#buf, #cx, #nullable))
-        } else {
-            let codec = quote_spanned!(span=> <#inner as ::kafka_wire::__private::Codec>);
-            quote!(#codec::decode_value(#buf, #cx))
-        }
+        self.codec_call("decode_value", "decode_option", quote!(#buf,))
     }
 
     /// True when `self.<field>` holds its default.

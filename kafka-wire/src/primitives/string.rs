@@ -27,7 +27,8 @@ macro_rules! string_codec {
 
             #[inline]
             fn value_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
-                Ok(prefix_len(cx, LenKind::String, Some(self.len()))? + self.len())
+                let len = self.as_bytes().len();
+                Ok(prefix_len(cx, LenKind::String, Some(len))? + len)
             }
 
             #[inline]
