@@ -22,8 +22,10 @@ fn bytes(max: usize) -> impl Strategy<Value = Bytes> {
 
 /// Unknown tags in ascending order (as a conforming writer sends them), duplicates allowed,
 /// above the tags the test structs know (0 to 2).
-fn unknown_tags() -> impl Strategy<Value = UnknownTaggedFields> {
-    vec((3u32..300, bytes(6)), 0..3).prop_map(|mut fields| {
+/// Classic versions cannot carry any, so there the strategy gives none.
+fn unknown_tags(flexible: bool) -> impl Strategy<Value = UnknownTaggedFields> {
+    let max = if flexible { 3 } else { 0 };
+    vec((3u32..300, bytes(6)), 0..=max).prop_map(|mut fields| {
         fields.sort_by_key(|(tag, _)| *tag);
         fields
             .into_iter()
@@ -33,8 +35,16 @@ fn unknown_tags() -> impl Strategy<Value = UnknownTaggedFields> {
     })
 }
 
-fn request() -> impl Strategy<Value = WriteTxnMarkersRequest> {
-    let topic = (kstring(), vec(any::<i32>(), 0..5), unknown_tags()).prop_map(
+/// Requests that version `version` can carry.
+fn request(version: i16) -> impl Strategy<Value = WriteTxnMarkersRequest> {
+    let flexible = version >= 1;
+    // `transaction_version` is ignorable: before v2 it is dropped, so it can only be 0 there.
+    let transaction_version = if version >= 2 {
+        any::<i8>().boxed()
+    } else {
+        Just(0i8).boxed()
+    };
+    let topic = (kstring(), vec(any::<i32>(), 0..5), unknown_tags(flexible)).prop_map(
         |(name, partition_indexes, unknown_tagged_fields)| WritableTxnMarkerTopic {
             name,
             partition_indexes,
@@ -47,8 +57,8 @@ fn request() -> impl Strategy<Value = WriteTxnMarkersRequest> {
         any::<bool>(),
         vec(topic, 0..3),
         any::<i32>(),
-        any::<i8>(),
-        unknown_tags(),
+        transaction_version,
+        unknown_tags(flexible),
     )
         .prop_map(
             |(
@@ -71,7 +81,7 @@ fn request() -> impl Strategy<Value = WriteTxnMarkersRequest> {
                 }
             },
         );
-    (vec(marker, 0..4), unknown_tags()).prop_map(|(markers, unknown_tagged_fields)| {
+    (vec(marker, 0..4), unknown_tags(flexible)).prop_map(|(markers, unknown_tagged_fields)| {
         WriteTxnMarkersRequest {
             markers,
             unknown_tagged_fields,
@@ -79,47 +89,31 @@ fn request() -> impl Strategy<Value = WriteTxnMarkersRequest> {
     })
 }
 
-fn fit_request(mut r: WriteTxnMarkersRequest, version: i16) -> WriteTxnMarkersRequest {
-    if version == 0 {
-        r.unknown_tagged_fields = Default::default();
-    }
-    for m in &mut r.markers {
-        if version < 2 {
-            m.transaction_version = 0;
-        }
-        if version == 0 {
-            m.unknown_tagged_fields = Default::default();
-            for t in &mut m.topics {
-                t.unknown_tagged_fields = Default::default();
-            }
-        }
-    }
-    r
-}
-
-fn response() -> impl Strategy<Value = WriteTxnMarkersResponse> {
-    let partition = (any::<i32>(), any::<i16>(), unknown_tags()).prop_map(
+/// Responses that version `version` can carry.
+fn response(version: i16) -> impl Strategy<Value = WriteTxnMarkersResponse> {
+    let flexible = version >= 1;
+    let partition = (any::<i32>(), any::<i16>(), unknown_tags(flexible)).prop_map(
         |(partition_index, error_code, unknown_tagged_fields)| WritableTxnMarkerPartitionResult {
             partition_index,
             error_code,
             unknown_tagged_fields,
         },
     );
-    let topic = (kstring(), vec(partition, 0..4), unknown_tags()).prop_map(
+    let topic = (kstring(), vec(partition, 0..4), unknown_tags(flexible)).prop_map(
         |(name, partitions, unknown_tagged_fields)| WritableTxnMarkerTopicResult {
             name,
             partitions,
             unknown_tagged_fields,
         },
     );
-    let marker = (any::<i64>(), vec(topic, 0..3), unknown_tags()).prop_map(
+    let marker = (any::<i64>(), vec(topic, 0..3), unknown_tags(flexible)).prop_map(
         |(producer_id, topics, unknown_tagged_fields)| WritableTxnMarkerResult {
             producer_id,
             topics,
             unknown_tagged_fields,
         },
     );
-    (vec(marker, 0..4), unknown_tags()).prop_map(|(markers, unknown_tagged_fields)| {
+    (vec(marker, 0..4), unknown_tags(flexible)).prop_map(|(markers, unknown_tagged_fields)| {
         WriteTxnMarkersResponse {
             markers,
             unknown_tagged_fields,
@@ -127,24 +121,8 @@ fn response() -> impl Strategy<Value = WriteTxnMarkersResponse> {
     })
 }
 
-fn fit_response(mut r: WriteTxnMarkersResponse, version: i16) -> WriteTxnMarkersResponse {
-    if version == 0 {
-        r.unknown_tagged_fields = Default::default();
-        for m in &mut r.markers {
-            m.unknown_tagged_fields = Default::default();
-            for t in &mut m.topics {
-                t.unknown_tagged_fields = Default::default();
-                for p in &mut t.partitions {
-                    p.unknown_tagged_fields = Default::default();
-                }
-            }
-        }
-    }
-    r
-}
-
 fn item() -> impl Strategy<Value = Item> {
-    (kstring(), any::<i64>(), kstring(), unknown_tags()).prop_map(
+    (kstring(), any::<i64>(), kstring(), unknown_tags(true)).prop_map(
         |(key, value, note, unknown_tagged_fields)| Item {
             key,
             value,
@@ -189,7 +167,7 @@ fn everything() -> impl Strategy<Value = Everything> {
         kstring(),
         any::<i32>(),
         kstring(),
-        unknown_tags(),
+        unknown_tags(true),
     );
     (scalars, strings, arrays, tagged).prop_map(|(s, st, a, t)| Everything {
         flag: s.0,
@@ -260,13 +238,13 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
 
     #[test]
-    fn write_txn_markers_request(value in request(), version in 0i16..=2) {
-        round_trip(&fit_request(value, version), version)?;
+    fn write_txn_markers_request((value, version) in (0i16..=2).prop_flat_map(|v| (request(v), Just(v)))) {
+        round_trip(&value, version)?;
     }
 
     #[test]
-    fn write_txn_markers_response(value in response(), version in 0i16..=2) {
-        round_trip(&fit_response(value, version), version)?;
+    fn write_txn_markers_response((value, version) in (0i16..=2).prop_flat_map(|v| (response(v), Just(v)))) {
+        round_trip(&value, version)?;
     }
 
     #[test]
