@@ -25,7 +25,11 @@ pub fn put_uvarint<B: BufMut>(buf: &mut B, mut value: u32) {
 /// The number of bytes [`put_uvarint`] writes for `value`.
 #[inline]
 pub const fn uvarint_len(value: u32) -> usize {
-    // One byte per started group of 7 bits; `| 1` makes zero take one byte.
+    // Counts, lengths and tags are nearly always below 128: skip the division for them.
+    if value < 0x80 {
+        return 1;
+    }
+    // One byte per started group of 7 bits.
     let bits = 32 - (value | 1).leading_zeros() as usize;
     bits.div_ceil(7)
 }
