@@ -87,6 +87,11 @@
 //! Strings, bytes, records and arrays are null as a length of -1 (0 when compact); a struct is
 //! preceded by a byte, -1 for null and 1 for present.
 //!
+//! As in Kafka's own generated code, a nullable field without `default` defaults to the empty
+//! value (`Some("")`, `Some(vec![])`, ...), not to null; `default = "null"` makes null the
+//! default. The default is what a version without the field reads, and what a tagged field is
+//! not written at.
+//!
 //! # `tag` and `tagged`
 //!
 //! ```

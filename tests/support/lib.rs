@@ -255,7 +255,8 @@ pub mod sink {
             let d = Self::schema_default();
             if version < 1 {
                 self.ratio = d.ratio;
-                self.maybe_items = None;
+                // Absent, it reads as its default: as in Kafka, the empty array, not null.
+                self.maybe_items = Some(Vec::new());
                 self.maybe_name.get_or_insert_with(Default::default);
             }
             if version < 3 {

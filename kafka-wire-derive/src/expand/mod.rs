@@ -275,12 +275,21 @@ impl<'a> FieldGen<'a> {
         let ident = f.ident;
         let ty = &f.ast.ty;
         match f.default.as_ref().map(|d| &d.value) {
+            // As in Kafka, a nullable field without a default defaults to the empty value, not
+            // to null: `default = "null"` asks for null.
+            None if f.ty.option => {
+                let inner = f.ty.inner;
+                quote!(::core::option::Option::as_ref(&self.#ident) == ::core::option::Option::Some(&<#inner as ::core::default::Default>::default()))
+            }
             None => quote!(self.#ident == <#ty as ::core::default::Default>::default()),
             Some(DefaultLit::Null) => quote!(::core::option::Option::is_none(&self.#ident)),
             Some(DefaultLit::Str(s)) if f.ty.option => {
                 quote!(::core::option::Option::as_deref(&self.#ident) == ::core::option::Option::Some(#s))
             }
-            Some(DefaultLit::Str(s)) => quote!(::core::ops::Deref::deref(&self.#ident) == #s),
+            // Compares bytes: no UTF-8 check on the way to `str`.
+            Some(DefaultLit::Str(s)) => {
+                quote!(<#ty as ::core::cmp::PartialEq<::core::primitive::str>>::eq(&self.#ident, #s))
+            }
             Some(lit) => {
                 let value = literal(f, lit);
                 quote!(self.#ident == #value)
@@ -294,6 +303,9 @@ impl<'a> FieldGen<'a> {
         let ty = &f.ast.ty;
         let inner = f.ty.inner;
         match f.default.as_ref().map(|d| &d.value) {
+            None if f.ty.option => {
+                quote!(::core::option::Option::Some(<#inner as ::core::default::Default>::default()))
+            }
             None => quote!(<#ty as ::core::default::Default>::default()),
             Some(DefaultLit::Null) => quote!(::core::option::Option::None),
             Some(DefaultLit::Str(s)) if f.ty.option => {
