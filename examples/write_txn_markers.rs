@@ -3,7 +3,9 @@
 //!
 //! Run with `cargo run --example write_txn_markers`.
 
-use kafka_wire::messages::{WritableTxnMarker, WritableTxnMarkerTopic, WriteTxnMarkersRequest};
+use kafka_wire::messages::write_txn_markers_request::{
+    WritableTxnMarker, WritableTxnMarkerTopic, WriteTxnMarkersRequest,
+};
 use kafka_wire::{ApiMessage, Decode, Encode, KafkaString, Message};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

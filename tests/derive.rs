@@ -2,7 +2,7 @@
 //! per-field flexible override, checked on hand-computed bytes.
 
 use bytes::Bytes;
-use kafka_wire::messages::{WritableTxnMarker, WriteTxnMarkersRequest};
+use kafka_wire::messages::write_txn_markers_request::{WritableTxnMarker, WriteTxnMarkersRequest};
 use kafka_wire::{
     Decode, DecodeErrorKind, Encode, EncodeErrorKind, KafkaMessage, KafkaString,
     UnknownTaggedFields,

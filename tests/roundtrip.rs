@@ -2,7 +2,8 @@
 //! written, decode, compare.
 
 use bytes::{Bytes, BytesMut};
-use kafka_wire::messages::*;
+use kafka_wire::messages::write_txn_markers_request::*;
+use kafka_wire::messages::write_txn_markers_response::*;
 use kafka_wire::{
     Decode, Encode, KafkaString, Message, RawTaggedField, Records, UnknownTaggedFields, Uuid,
 };

@@ -27,6 +27,10 @@ impl Ctx {
 /// Implemented for every supported field type and by `#[derive(KafkaMessage)]` for structs.
 /// Implement it for a type of your own to use that type as a field; the derive reports a
 /// missing implementation at the field's type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a field of a Kafka message",
+    label = "derive `KafkaMessage` for `{Self}`, or implement `kafka_wire::codec::Codec` for it"
+)]
 pub trait Codec: Sized {
     /// The encoded size when it is the same for every value, whatever the context.
     const FIXED_LEN: Option<usize> = None;

@@ -351,7 +351,7 @@ struct EncodeInner {
 /// An encoding failure: its [kind](EncodeErrorKind) and the field path.
 ///
 /// ```
-/// use kafka_wire::messages::{WritableTxnMarker, WriteTxnMarkersRequest};
+/// use kafka_wire::messages::write_txn_markers_request::{WritableTxnMarker, WriteTxnMarkersRequest};
 /// use kafka_wire::{Encode, EncodeErrorKind, RawTaggedField};
 ///
 /// // Version 3 does not exist.

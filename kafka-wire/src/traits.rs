@@ -47,7 +47,7 @@ pub trait ApiMessage: Message {
 /// Writing a message at a version.
 ///
 /// ```
-/// use kafka_wire::messages::{WritableTxnMarker, WriteTxnMarkersRequest};
+/// use kafka_wire::messages::write_txn_markers_request::{WritableTxnMarker, WriteTxnMarkersRequest};
 /// use kafka_wire::Encode;
 ///
 /// let request = WriteTxnMarkersRequest {

@@ -2,7 +2,8 @@
 //! values from the JSON the golden-vector scripts write.
 
 use bytes::Bytes;
-use kafka_wire::messages::*;
+use kafka_wire::messages::write_txn_markers_request::*;
+use kafka_wire::messages::write_txn_markers_response::*;
 use kafka_wire::{KafkaString, RawTaggedField, UnknownTaggedFields};
 use serde_json::Value;
 

@@ -1,0 +1,448 @@
+//! Writing the merged model as annotated Rust source, one file per message.
+
+use crate::merge::{Field, Message, Struct, Ty};
+use crate::schema::Versions;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// `ProducerId` -> `producer_id`, `ISRReplicas` -> `isr_replicas`, `TopicID` -> `topic_id`.
+pub fn snake_case(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            let prev = chars[i - 1];
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+            if prev.is_ascii_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_ascii_uppercase() && next_lower)
+            {
+                out.push('_');
+            }
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+const KEYWORDS: &[&str] = &[
+    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for",
+    "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
+    "self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where",
+    "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro",
+    "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
+];
+
+fn field_ident(name: &str) -> String {
+    let s = snake_case(name);
+    if KEYWORDS.contains(&s.as_str()) {
+        format!("r#{s}")
+    } else {
+        s
+    }
+}
+
+/// A version set as a range string; a set reaching the message's last version is open-ended.
+fn range(set: &Versions, last: i16) -> Result<String, String> {
+    let (Some(&a), Some(&b)) = (set.first(), set.last()) else {
+        return Ok("none".into());
+    };
+    if set.len() != (b - a + 1) as usize {
+        return Err(format!("versions {set:?} are not contiguous"));
+    }
+    Ok(if b >= last {
+        format!("{a}+")
+    } else if a == b {
+        format!("{a}")
+    } else {
+        format!("{a}-{b}")
+    })
+}
+
+fn prim(p: &str) -> Result<&'static str, String> {
+    Ok(match p {
+        "bool" => "bool",
+        "int8" => "i8",
+        "int16" => "i16",
+        "uint16" => "u16",
+        "int32" => "i32",
+        "uint32" => "u32",
+        "int64" => "i64",
+        "float64" => "f64",
+        "string" => "KafkaString",
+        "bytes" => "Bytes",
+        "records" => "Records",
+        "uuid" => "Uuid",
+        other => return Err(format!("unknown type {other}")),
+    })
+}
+
+fn rust_type(ty: &Ty) -> Result<String, String> {
+    Ok(match ty {
+        Ty::Prim(p) => prim(p)?.to_owned(),
+        Ty::Array(e) => format!("Vec<{}>", rust_type(e)?),
+        Ty::Struct(s) => s.clone(),
+    })
+}
+
+fn uses(ty: &Ty, used: &mut BTreeSet<&'static str>) {
+    match ty {
+        Ty::Prim(p) => {
+            if let Ok(r) = prim(p) {
+                if matches!(r, "KafkaString" | "Bytes" | "Records" | "Uuid") {
+                    used.insert(r);
+                }
+            }
+        }
+        Ty::Array(e) => uses(e, used),
+        Ty::Struct(_) => {}
+    }
+}
+
+/// How a field's default is written in `#[kafka(default = ...)]` and in a `Default` impl:
+/// `None` when Rust's own default is Kafka's.
+struct DefaultValue {
+    attr: String,
+    expr: String,
+}
+
+fn default_value(f: &Field, msg: &str) -> Result<Option<DefaultValue>, String> {
+    let nullable = !f.nullable.is_empty();
+    let Some(d) = &f.default else {
+        // Kafka's default for a nullable field is the empty value, which the derive knows;
+        // only the `Default` impl needs telling.
+        return Ok(nullable.then(|| DefaultValue {
+            attr: String::new(),
+            expr: "Some(Default::default())".into(),
+        }));
+    };
+    let err = || {
+        format!(
+            "{msg}.{}: default `{d}` does not fit `{}`",
+            f.name,
+            f.ty.schema_name()
+        )
+    };
+    if d == "null" {
+        if !nullable {
+            return Err(err());
+        }
+        if f.versions != f.nullable {
+            return Err(format!(
+                "{msg}.{}: default null but not nullable in all versions",
+                f.name
+            ));
+        }
+        return Ok(Some(DefaultValue {
+            attr: "\"null\"".into(),
+            expr: "None".into(),
+        }));
+    }
+    let wrap = |e: String| if nullable { format!("Some({e})") } else { e };
+    Ok(match &f.ty {
+        Ty::Prim(p) if p.starts_with("int") || p.starts_with("uint") => {
+            let v: i128 = match d.strip_prefix("0x") {
+                Some(hex) => i128::from_str_radix(hex, 16).map_err(|_| err())?,
+                None => d.parse().map_err(|_| err())?,
+            };
+            (v != 0).then(|| DefaultValue {
+                attr: v.to_string(),
+                expr: wrap(v.to_string()),
+            })
+        }
+        Ty::Prim(p) if p == "bool" => match d.to_ascii_lowercase().as_str() {
+            "true" => Some(DefaultValue {
+                attr: "true".into(),
+                expr: wrap("true".into()),
+            }),
+            "false" => None,
+            _ => return Err(err()),
+        },
+        Ty::Prim(p) if p == "float64" => {
+            let v: f64 = d.parse().map_err(|_| err())?;
+            (v != 0.0).then(|| DefaultValue {
+                attr: format!("{v:?}"),
+                expr: wrap(format!("{v:?}")),
+            })
+        }
+        Ty::Prim(p) if p == "string" => {
+            if d.is_empty() && !nullable {
+                None
+            } else {
+                Some(DefaultValue {
+                    attr: format!("{d:?}"),
+                    expr: wrap(format!("KafkaString::from_static({d:?})")),
+                })
+            }
+        }
+        _ if d.is_empty() => None,
+        _ => return Err(err()),
+    })
+}
+
+fn doc_line(f: &Field, last: i16) -> Result<String, String> {
+    let mut parts = vec![
+        format!("`{}`", f.ty.schema_name()),
+        format!("versions {}", range(&f.versions, last)?),
+    ];
+    if !f.nullable.is_empty() {
+        parts.push(format!("nullable {}", range(&f.nullable, last)?));
+    }
+    if let Some(t) = f.tag {
+        parts.push(format!("tag {t} in versions {}", range(&f.tagged, last)?));
+    }
+    match (&f.default, &f.ty) {
+        (Some(d), Ty::Prim(p)) if p == "string" && d != "null" => {
+            parts.push(format!("default `{d:?}`"))
+        }
+        (Some(d), _) => parts.push(format!("default `{d}`")),
+        (None, _) => {}
+    }
+    if f.ignorable {
+        parts.push("ignorable".into());
+    }
+    if let Some(e) = &f.entity {
+        parts.push(format!("entity type `{e}`"));
+    }
+    if f.map_key {
+        parts.push("map key".into());
+    }
+    Ok(parts.join(", "))
+}
+
+fn render_struct(out: &mut String, msg: &Message, s: &Struct, top: bool) -> Result<(), String> {
+    let last = *msg.versions.last().unwrap_or(&0);
+    let flexible = !msg.flexible.is_empty();
+    let mut defaults = Vec::new();
+    for f in &s.fields {
+        defaults.push(default_value(f, &msg.name)?);
+    }
+    // `None` is also what `#[derive(Default)]` gives.
+    let manual_default = defaults.iter().flatten().any(|d| d.expr != "None");
+    if top {
+        let kind = match (msg.kind.as_str(), msg.api_key) {
+            ("request", Some(k)) => format!("The request of API key {k}"),
+            ("response", Some(k)) => format!("The response of API key {k}"),
+            ("header", _) => "A header".to_owned(),
+            _ => "A data schema".to_owned(),
+        };
+        writeln!(
+            out,
+            "/// {kind}: versions {}, flexible {}.",
+            range(&msg.versions, i16::MAX)?,
+            range(&msg.flexible, last)?
+        )
+        .ok();
+    } else {
+        writeln!(out, "/// A struct of [`{}`].", msg.name).ok();
+    }
+    let derives = if manual_default {
+        "Debug, Clone, PartialEq, KafkaMessage"
+    } else {
+        "Debug, Clone, PartialEq, Default, KafkaMessage"
+    };
+    writeln!(out, "#[derive({derives})]").ok();
+    if top {
+        let mut attrs = Vec::new();
+        if let Some(k) = msg
+            .api_key
+            .filter(|_| msg.kind == "request" || msg.kind == "response")
+        {
+            attrs.push(format!("key = {k}"));
+        }
+        // The message's own range is closed; its flexible range is open, as in Kafka.
+        attrs.push(format!(
+            "versions = \"{}\"",
+            range(&msg.versions, i16::MAX)?
+        ));
+        attrs.push(format!("flexible = \"{}\"", range(&msg.flexible, last)?));
+        writeln!(out, "#[kafka({})]", attrs.join(", ")).ok();
+    }
+    writeln!(out, "pub struct {} {{", s.name).ok();
+    for (f, d) in s.fields.iter().zip(&defaults) {
+        writeln!(out, "    /// {}.", doc_line(f, last)?).ok();
+        let mut attrs = vec![format!("versions = \"{}\"", range(&f.versions, last)?)];
+        if !f.nullable.is_empty() {
+            attrs.push(format!("nullable = \"{}\"", range(&f.nullable, last)?));
+        }
+        if let Some(t) = f.tag {
+            attrs.push(format!(
+                "tag = {t}, tagged = \"{}\"",
+                range(&f.tagged, last)?
+            ));
+        }
+        if let Some(d) = d.as_ref().filter(|d| !d.attr.is_empty()) {
+            attrs.push(format!("default = {}", d.attr));
+        }
+        if f.ignorable {
+            attrs.push("ignorable".into());
+        }
+        if let Some(fl) = &f.flexible {
+            attrs.push(format!("flexible = \"{}\"", range(fl, last)?));
+        }
+        writeln!(out, "    #[kafka({})]", attrs.join(", ")).ok();
+        let mut ty = rust_type(&f.ty)?;
+        if !f.nullable.is_empty() {
+            ty = format!("Option<{ty}>");
+        }
+        writeln!(out, "    pub {}: {ty},", field_ident(&f.name)).ok();
+    }
+    if flexible {
+        writeln!(
+            out,
+            "    /// Tagged fields this struct does not know, kept for re-encoding."
+        )
+        .ok();
+        writeln!(out, "    #[kafka(unknown_tagged_fields)]").ok();
+        writeln!(out, "    pub unknown_tagged_fields: UnknownTaggedFields,").ok();
+    }
+    writeln!(out, "}}\n").ok();
+    if manual_default {
+        writeln!(out, "impl Default for {} {{", s.name).ok();
+        writeln!(out, "    fn default() -> Self {{").ok();
+        writeln!(out, "        {} {{", s.name).ok();
+        for (f, d) in s.fields.iter().zip(&defaults) {
+            let expr = d
+                .as_ref()
+                .map_or("Default::default()".to_owned(), |d| d.expr.clone());
+            writeln!(out, "            {}: {expr},", field_ident(&f.name)).ok();
+        }
+        if flexible {
+            writeln!(
+                out,
+                "            unknown_tagged_fields: Default::default(),"
+            )
+            .ok();
+        }
+        writeln!(out, "        }}\n    }}\n}}\n").ok();
+    }
+    Ok(())
+}
+
+fn render(msg: &Message) -> Result<String, String> {
+    let last = *msg.versions.last().unwrap_or(&0);
+    let _ = last;
+    let mut used = BTreeSet::new();
+    for s in &msg.structs {
+        for f in &s.fields {
+            uses(&f.ty, &mut used);
+        }
+    }
+    let mut out = String::new();
+    let key = msg
+        .api_key
+        .filter(|_| msg.kind == "request" || msg.kind == "response");
+    match key {
+        Some(k) => writeln!(
+            out,
+            "//! `{}` (API key {k}), versions {}.",
+            msg.name,
+            range(&msg.versions, i16::MAX)?
+        ),
+        None => writeln!(
+            out,
+            "//! `{}`, versions {}.",
+            msg.name,
+            range(&msg.versions, i16::MAX)?
+        ),
+    }
+    .ok();
+    let sources: Vec<String> = msg
+        .sources
+        .iter()
+        .map(|(release, set)| {
+            Ok(format!(
+                "versions {} from Kafka {release}",
+                range(set, i16::MAX)?
+            ))
+        })
+        .collect::<Result<_, String>>()?;
+    writeln!(
+        out,
+        "//!\n//! Generated by `tools/codegen` from Kafka's `{}.json` ({}); do not edit.\n",
+        msg.name,
+        sources.join(", ")
+    )
+    .ok();
+    let mut imports: Vec<&str> = vec!["KafkaMessage"];
+    let mut bytes_import = false;
+    for u in &used {
+        if *u == "Bytes" {
+            bytes_import = true;
+        } else {
+            imports.push(u);
+        }
+    }
+    if !msg.flexible.is_empty() {
+        imports.push("UnknownTaggedFields");
+    }
+    imports.sort();
+    if bytes_import {
+        writeln!(out, "use bytes::Bytes;").ok();
+    }
+    writeln!(out, "use crate::{{{}}};\n", imports.join(", ")).ok();
+    for (i, s) in msg.structs.iter().enumerate() {
+        render_struct(&mut out, msg, s, i == 0)?;
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    Ok(out)
+}
+
+/// Writes every message file and `mod.rs`, and removes message files no longer generated.
+pub fn write_all(messages: &[Message], dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let mut errors = Vec::new();
+    let mut modules = Vec::new();
+    for msg in messages {
+        let module = snake_case(&msg.name);
+        match render(msg) {
+            Ok(text) => {
+                std::fs::write(dir.join(format!("{module}.rs")), text)
+                    .map_err(|e| e.to_string())?;
+                modules.push((module, msg.name.clone()));
+            }
+            Err(e) => errors.push(format!("{}: {e}", msg.name)),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors.join("\n"));
+    }
+    let mut m = String::from("//! Every Kafka message, each in a module named after it; the messages themselves are\n//! re-exported here, their nested structs stay in their modules.\n//!\n//! Generated by `tools/codegen`; do not edit.\n\n");
+    for (module, _) in &modules {
+        writeln!(m, "pub mod {module};").ok();
+    }
+    m.push('\n');
+    for (module, name) in &modules {
+        writeln!(m, "pub use self::{module}::{name};").ok();
+    }
+    std::fs::write(dir.join("mod.rs"), m).map_err(|e| e.to_string())?;
+    // Format as `cargo fmt` would, so that the sources are stable under it.
+    let mut files: Vec<_> = modules
+        .iter()
+        .map(|(m, _)| dir.join(format!("{m}.rs")))
+        .collect();
+    files.push(dir.join("mod.rs"));
+    let status = std::process::Command::new("rustfmt")
+        .args(["--edition", "2021"])
+        .args(&files)
+        .status()
+        .map_err(|e| format!("rustfmt: {e}"))?;
+    if !status.success() {
+        return Err(format!("rustfmt failed: {status}"));
+    }
+    let keep: BTreeSet<String> = modules
+        .iter()
+        .map(|(m, _)| format!("{m}.rs"))
+        .chain(["mod.rs".to_owned()])
+        .collect();
+    for entry in std::fs::read_dir(dir).map_err(|e| e.to_string())?.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".rs") && !keep.contains(&name) {
+            std::fs::remove_file(entry.path()).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}
