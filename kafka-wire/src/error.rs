@@ -106,6 +106,18 @@ pub enum DecodeErrorKind {
         /// How many were left.
         count: usize,
     },
+    /// A frame whose size is above the configured maximum.
+    FrameTooLarge {
+        /// The size the frame declares.
+        size: usize,
+        /// The maximum allowed.
+        max: usize,
+    },
+    /// A request header naming an API key that does not exist.
+    UnknownApiKey {
+        /// The key read.
+        key: i16,
+    },
     /// A tagged field the struct does not know, in a struct with no place to keep it.
     UnknownTaggedField {
         /// Its tag.
@@ -149,6 +161,10 @@ impl fmt::Display for DecodeErrorKind {
                 )
             }
             Self::TrailingBytes { count } => write!(f, "{count} bytes left over"),
+            Self::FrameTooLarge { size, max } => {
+                write!(f, "frame size {size} is above the maximum {max}")
+            }
+            Self::UnknownApiKey { key } => write!(f, "unknown API key {key}"),
             Self::UnknownTaggedField { tag } => {
                 write!(
                     f,
@@ -237,6 +253,20 @@ impl DecodeError {
         self
     }
 
+    /// An error at the first byte of the input.
+    #[cold]
+    pub(crate) fn at_start(mut self) -> Self {
+        self.0.offset = Some(0);
+        self
+    }
+
+    /// Moves the offset `by` bytes on, for an input that started `by` bytes into a larger one.
+    #[cold]
+    pub(crate) fn shifted(mut self, by: usize) -> Self {
+        self.0.offset = self.0.offset.map(|o| o.saturating_add(by));
+        self
+    }
+
     /// Fixes the byte offset, given the length of the whole input.
     #[cold]
     pub(crate) fn at_input_len(mut self, len: usize) -> Self {
@@ -304,6 +334,13 @@ pub enum EncodeErrorKind {
         /// The version being encoded.
         version: i16,
     },
+    /// A frame's header names a different API than its body.
+    HeaderMismatch {
+        /// The API key in the header.
+        header_key: i16,
+        /// The API key of the body.
+        body_key: i16,
+    },
     /// A string, bytes or array longer than its length prefix can express.
     TooLong {
         /// The value's length.
@@ -333,6 +370,15 @@ impl fmt::Display for EncodeErrorKind {
                 write!(
                     f,
                     "tagged fields are set but version {version} cannot carry them"
+                )
+            }
+            Self::HeaderMismatch {
+                header_key,
+                body_key,
+            } => {
+                write!(
+                    f,
+                    "header names API key {header_key} but the body is API key {body_key}"
                 )
             }
             Self::TooLong { length, max } => {

@@ -82,14 +82,16 @@ pub struct Message {
     pub sources: Vec<(String, Versions)>,
     /// The top-level struct first.
     pub structs: Vec<Struct>,
+    /// Names older releases gave the message.
+    pub old_names: Vec<String>,
 }
 
 type Walked = BTreeMap<String, Vec<(String, FieldAt)>>;
 
 /// The fields of every struct of `schema` that exist at `version`, in order.
-fn walk(schema: &Schema, version: i16) -> Result<Walked, String> {
+fn walk(schema: &Schema, top: &str, version: i16) -> Result<Walked, String> {
     let mut out = Walked::new();
-    walk_struct(schema, &schema.name, &schema.fields, version, &mut out)?;
+    walk_struct(schema, top, &schema.fields, version, &mut out)?;
     Ok(out)
 }
 
@@ -206,7 +208,7 @@ pub fn merge(
     // to find disagreements.
     let mut per_version: BTreeMap<i16, Walked> = BTreeMap::new();
     for (&v, &i) in &source {
-        let chosen = match walk(&schemas[i].1, v) {
+        let chosen = match walk(&schemas[i].1, name, v) {
             Ok(w) => w,
             Err(e) => {
                 errors.push(format!("{name} v{v}: {e}"));
@@ -217,7 +219,7 @@ pub fn merge(
             if j == i || !stable(release, s).contains(&v) {
                 continue;
             }
-            match walk(s, v) {
+            match walk(s, name, v) {
                 Ok(other) if other != chosen => {
                     for diff in differences(&chosen, &other) {
                         if !crate::RESOLVED
@@ -284,6 +286,13 @@ pub fn merge(
         flexible,
         sources,
         structs,
+        old_names: schemas
+            .iter()
+            .map(|(_, s)| s.name.clone())
+            .filter(|n| n != name)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect(),
     }))
 }
 

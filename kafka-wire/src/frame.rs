@@ -1,0 +1,166 @@
+//! Framing: a 4-byte size, the header at the version the API prescribes, then the body.
+//!
+//! ```
+//! use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
+//! use kafka_wire::messages::api::{ApiKey, RequestBody};
+//! use kafka_wire::messages::{ApiVersionsRequest, RequestHeader};
+//! use kafka_wire::KafkaString;
+//!
+//! let header = RequestHeader {
+//!     request_api_key: ApiKey::ApiVersions.key(),
+//!     request_api_version: 3,
+//!     correlation_id: 7,
+//!     client_id: Some(KafkaString::from_static("tour")),
+//!     ..Default::default()
+//! };
+//! let body = RequestBody::ApiVersions(ApiVersionsRequest::default());
+//! let mut wire = bytes::BytesMut::new();
+//! frame::encode_request(&mut wire, &header, &body)?;
+//!
+//! // The receiving side cuts the frame off its stream and reads header and body.
+//! let one = frame::split_frame(&mut wire, DEFAULT_MAX_FRAME_SIZE)?.expect("a whole frame");
+//! let (read_header, read_body) = frame::decode_request(one)?;
+//! assert_eq!(read_header, header);
+//! assert_eq!(read_body, body);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::messages::api::{ApiKey, RequestBody, ResponseBody};
+use crate::messages::{RequestHeader, ResponseHeader};
+use crate::{Decode, DecodeError, DecodeErrorKind, Encode, EncodeError, EncodeErrorKind};
+use bytes::{Buf, BufMut, Bytes, BytesMut};
+
+/// Kafka's default `socket.request.max.bytes`: 100 MiB.
+pub const DEFAULT_MAX_FRAME_SIZE: usize = 100 * 1024 * 1024;
+
+/// Cuts the next frame off the front of `stream` and returns its contents (without the size),
+/// or `None` while the frame is incomplete. A size above `max`, or negative, is an error before
+/// anything is buffered for it.
+pub fn split_frame(stream: &mut BytesMut, max: usize) -> Result<Option<Bytes>, DecodeError> {
+    let Some(prefix) = stream.get(..4) else {
+        return Ok(None);
+    };
+    let size = i32::from_be_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]);
+    let Ok(size) = usize::try_from(size) else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::NegativeLength {
+                length: i64::from(size),
+            },
+            stream.len(),
+        )
+        .at_start());
+    };
+    if size > max {
+        return Err(
+            DecodeError::new(DecodeErrorKind::FrameTooLarge { size, max }, stream.len()).at_start(),
+        );
+    }
+    if stream.len() - 4 < size {
+        return Ok(None);
+    }
+    stream.advance(4);
+    Ok(Some(stream.split_to(size).freeze()))
+}
+
+/// The header's API key and version, checked against the registry.
+fn api_of(key: i16, version: i16, request: bool) -> Result<ApiKey, DecodeErrorKind> {
+    let api = ApiKey::from_key(key).ok_or(DecodeErrorKind::UnknownApiKey { key })?;
+    let valid = if request {
+        api.request_versions()
+    } else {
+        api.response_versions()
+    };
+    if valid.contains(version) {
+        Ok(api)
+    } else {
+        Err(DecodeErrorKind::UnsupportedVersion { version, valid })
+    }
+}
+
+/// Reads a request frame's contents (as [`split_frame`] returns them): the header, at the
+/// version its API and API version call for, then the body, which must use every byte left.
+pub fn decode_request(mut frame: Bytes) -> Result<(RequestHeader, RequestBody), DecodeError> {
+    let len = frame.len();
+    if len < 4 {
+        return Err(DecodeError::eof(4, len).at_start());
+    }
+    let key = i16::from_be_bytes([frame[0], frame[1]]);
+    let version = i16::from_be_bytes([frame[2], frame[3]]);
+    let api = api_of(key, version, true).map_err(|kind| DecodeError::new(kind, len).at_start())?;
+    let header = RequestHeader::decode(&mut frame, api.request_header_version(version))?;
+    // Body errors are counted from the body; shift them to count from the frame.
+    let header_len = len - frame.len();
+    let body = RequestBody::decode(api, &mut frame, version).map_err(|e| e.shifted(header_len))?;
+    no_trailing(&frame, len)?;
+    Ok((header, body))
+}
+
+/// Reads a response frame's contents for a request of `api` at `version` (a response does not
+/// name its API: the caller knows it from the correlation id).
+pub fn decode_response(
+    mut frame: Bytes,
+    api: ApiKey,
+    version: i16,
+) -> Result<(ResponseHeader, ResponseBody), DecodeError> {
+    let len = frame.len();
+    api_of(api.key(), version, false).map_err(|kind| DecodeError::new(kind, len).at_start())?;
+    let header = ResponseHeader::decode(&mut frame, api.response_header_version(version))?;
+    let header_len = len - frame.len();
+    let body = ResponseBody::decode(api, &mut frame, version).map_err(|e| e.shifted(header_len))?;
+    no_trailing(&frame, len)?;
+    Ok((header, body))
+}
+
+fn no_trailing(rest: &Bytes, len: usize) -> Result<(), DecodeError> {
+    if rest.is_empty() {
+        Ok(())
+    } else {
+        let count = rest.len();
+        Err(DecodeError::new(DecodeErrorKind::TrailingBytes { count }, count).at_input_len(len))
+    }
+}
+
+/// Writes `size`, header and body; the header's API key and version choose the header version
+/// and the body's version, and must match the body.
+pub fn encode_request(
+    buf: &mut impl BufMut,
+    header: &RequestHeader,
+    body: &RequestBody,
+) -> Result<(), EncodeError> {
+    let api = body.api_key();
+    if header.request_api_key != api.key() {
+        return Err(EncodeError::new(EncodeErrorKind::HeaderMismatch {
+            header_key: header.request_api_key,
+            body_key: api.key(),
+        }));
+    }
+    let version = header.request_api_version;
+    let header_version = api.request_header_version(version);
+    let size = header.encoded_len(header_version)? + body.encoded_len(version)?;
+    buf.put_i32(frame_size(size)?);
+    header.encode(buf, header_version)?;
+    body.encode(buf, version)
+}
+
+/// Writes `size`, header and body of a response to a request of the body's API at `version`.
+pub fn encode_response(
+    buf: &mut impl BufMut,
+    header: &ResponseHeader,
+    body: &ResponseBody,
+    version: i16,
+) -> Result<(), EncodeError> {
+    let header_version = body.api_key().response_header_version(version);
+    let size = header.encoded_len(header_version)? + body.encoded_len(version)?;
+    buf.put_i32(frame_size(size)?);
+    header.encode(buf, header_version)?;
+    body.encode(buf, version)
+}
+
+fn frame_size(size: usize) -> Result<i32, EncodeError> {
+    i32::try_from(size).map_err(|_| {
+        EncodeError::new(EncodeErrorKind::TooLong {
+            length: size,
+            max: i32::MAX as usize,
+        })
+    })
+}

@@ -1,0 +1,165 @@
+//! Frames: size prefix, header version rules, maximum size and trailing bytes.
+
+use bytes::{BufMut, Bytes, BytesMut};
+use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
+use kafka_wire::messages::api::{ApiKey, Request, RequestBody, ResponseBody};
+use kafka_wire::messages::{
+    ApiVersionsResponse, FetchRequest, MetadataRequest, RequestHeader, ResponseHeader,
+};
+use kafka_wire::{DecodeErrorKind, Encode, EncodeErrorKind, KafkaString};
+
+fn header(api: ApiKey, version: i16) -> RequestHeader {
+    RequestHeader {
+        request_api_key: api.key(),
+        request_api_version: version,
+        correlation_id: 42,
+        client_id: Some(KafkaString::from_static("c")),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn header_versions_follow_kafka_rules() {
+    // Fetch is flexible from 12: header v2 there, v1 before.
+    assert_eq!(ApiKey::Fetch.request_header_version(11), 1);
+    assert_eq!(ApiKey::Fetch.request_header_version(12), 2);
+    assert_eq!(ApiKey::Fetch.response_header_version(11), 0);
+    assert_eq!(ApiKey::Fetch.response_header_version(12), 1);
+    // ControlledShutdown v0 has the header without a client id.
+    assert_eq!(ApiKey::ControlledShutdown.request_header_version(0), 0);
+    assert_eq!(ApiKey::ControlledShutdown.request_header_version(1), 1);
+    // ApiVersions answers with header v0 even when its response is flexible (v3+).
+    assert!(ApiKey::ApiVersions.response_flexible_versions().contains(3));
+    assert_eq!(ApiKey::ApiVersions.response_header_version(3), 0);
+    assert_eq!(ApiKey::ApiVersions.request_header_version(3), 2);
+}
+
+#[test]
+fn registry_covers_every_api_key_and_links_responses() {
+    let keys: Vec<i16> = ApiKey::ALL.iter().map(|a| a.key()).collect();
+    for (i, k) in keys.iter().enumerate() {
+        assert_eq!(ApiKey::from_key(*k), Some(ApiKey::ALL[i]));
+    }
+    assert!(ApiKey::ALL.len() >= 90, "{} APIs", ApiKey::ALL.len());
+    assert_eq!(ApiKey::from_key(-1), None);
+    assert_eq!(ApiKey::Produce.request_versions().start(), Some(0));
+    assert_eq!(<FetchRequest as Request>::KEY, ApiKey::Fetch);
+    fn response_of<R: Request>() -> &'static str {
+        <R::Response as kafka_wire::Message>::NAME
+    }
+    assert_eq!(response_of::<FetchRequest>(), "FetchResponse");
+    assert_eq!(
+        ApiKey::WriteTxnMarkers.request_versions().to_string(),
+        "0-2"
+    );
+    assert_eq!(ApiKey::LeaderAndIsr.request_versions().to_string(), "0-7");
+}
+
+#[test]
+fn request_frame_round_trips_at_every_header_version() {
+    for (api, version, header_version) in [
+        (ApiKey::Metadata, 0, 1),
+        (ApiKey::Metadata, 9, 2),
+        (ApiKey::Metadata, 8, 1),
+    ] {
+        let h = header(api, version);
+        let body = RequestBody::Metadata(MetadataRequest {
+            topics: Some(vec![]),
+            ..Default::default()
+        });
+        let mut wire = BytesMut::new();
+        frame::encode_request(&mut wire, &h, &body).unwrap();
+        let size = i32::from_be_bytes(wire[..4].try_into().unwrap()) as usize;
+        assert_eq!(size, wire.len() - 4);
+        assert_eq!(
+            size,
+            h.encoded_len(header_version).unwrap() + body.encoded_len(version).unwrap()
+        );
+        let one = frame::split_frame(&mut wire, DEFAULT_MAX_FRAME_SIZE)
+            .unwrap()
+            .unwrap();
+        assert!(wire.is_empty());
+        let (h2, b2) = frame::decode_request(one).unwrap();
+        assert_eq!((h2, b2), (h, body));
+    }
+}
+
+#[test]
+fn split_frame_waits_for_whole_frames_and_enforces_the_maximum() {
+    let mut stream = BytesMut::new();
+    stream.put_slice(&[0, 0, 0, 3, 1, 2]);
+    assert_eq!(frame::split_frame(&mut stream, 100).unwrap(), None);
+    stream.put_slice(&[3, 0, 0]);
+    assert_eq!(
+        frame::split_frame(&mut stream, 100).unwrap(),
+        Some(Bytes::from_static(&[1, 2, 3]))
+    );
+    assert_eq!(&stream[..], &[0, 0]);
+    // Refused on the prefix alone, before the bytes arrive.
+    let mut huge = BytesMut::from(&[0x7f, 0xff, 0xff, 0xff][..]);
+    let err = frame::split_frame(&mut huge, DEFAULT_MAX_FRAME_SIZE).unwrap_err();
+    assert_eq!(
+        *err.kind(),
+        DecodeErrorKind::FrameTooLarge {
+            size: 0x7fff_ffff,
+            max: DEFAULT_MAX_FRAME_SIZE
+        }
+    );
+    let mut negative = BytesMut::from(&[0xff, 0xff, 0xff, 0xfe][..]);
+    assert!(matches!(
+        frame::split_frame(&mut negative, 100).unwrap_err().kind(),
+        DecodeErrorKind::NegativeLength { length: -2 }
+    ));
+}
+
+#[test]
+fn trailing_bytes_unknown_keys_and_mismatches_are_errors() {
+    let h = header(ApiKey::Metadata, 1);
+    let body = RequestBody::Metadata(MetadataRequest::default());
+    let mut wire = BytesMut::new();
+    frame::encode_request(&mut wire, &h, &body).unwrap();
+    let mut contents = BytesMut::from(&wire[4..]);
+    contents.put_u8(0);
+    let err = frame::decode_request(contents.freeze()).unwrap_err();
+    assert_eq!(*err.kind(), DecodeErrorKind::TrailingBytes { count: 1 });
+    assert_eq!(err.offset(), Some(wire.len() - 4));
+
+    let err =
+        frame::decode_request(Bytes::from_static(&[0x7f, 0x00, 0, 0, 0, 0, 0, 1])).unwrap_err();
+    assert_eq!(*err.kind(), DecodeErrorKind::UnknownApiKey { key: 0x7f00 });
+    let err = frame::decode_request(Bytes::from_static(&[0, 3, 0x7f, 0, 0, 0, 0, 1])).unwrap_err();
+    assert!(matches!(
+        err.kind(),
+        DecodeErrorKind::UnsupportedVersion {
+            version: 0x7f00,
+            ..
+        }
+    ));
+
+    let wrong = header(ApiKey::Fetch, 1);
+    let err = frame::encode_request(&mut BytesMut::new(), &wrong, &body).unwrap_err();
+    assert_eq!(
+        *err.kind(),
+        EncodeErrorKind::HeaderMismatch {
+            header_key: 1,
+            body_key: 3
+        }
+    );
+}
+
+#[test]
+fn api_versions_response_uses_header_v0() {
+    let h = ResponseHeader {
+        correlation_id: 9,
+        ..Default::default()
+    };
+    let body = ResponseBody::ApiVersions(ApiVersionsResponse::default());
+    let mut wire = BytesMut::new();
+    frame::encode_response(&mut wire, &h, &body, 3).unwrap();
+    // size, correlation id (header v0: no tagged section), then the flexible body.
+    assert_eq!(&wire[4..8], &[0, 0, 0, 9]);
+    assert_eq!(wire.len() - 8, body.encoded_len(3).unwrap());
+    let (h2, b2) =
+        frame::decode_response(wire.split_off(4).freeze(), ApiKey::ApiVersions, 3).unwrap();
+    assert_eq!((h2, b2), (h, body));
+}
