@@ -79,6 +79,9 @@ fn api_of(key: i16, version: i16, request: bool) -> Result<ApiKey, DecodeErrorKi
 
 /// Reads a request frame's contents (as [`split_frame`] returns them): the header, at the
 /// version its API and API version call for, then the body, which must use every byte left.
+// `#[inline]` here and below: these dispatch over every API, so they are compiled in the crate
+// that uses them rather than in this one (see the derive's note on inlining).
+#[inline]
 pub fn decode_request(mut frame: Bytes) -> Result<(RequestHeader, RequestBody), DecodeError> {
     let len = frame.len();
     if len < 4 {
@@ -97,6 +100,7 @@ pub fn decode_request(mut frame: Bytes) -> Result<(RequestHeader, RequestBody), 
 
 /// Reads a response frame's contents for a request of `api` at `version` (a response does not
 /// name its API: the caller knows it from the correlation id).
+#[inline]
 pub fn decode_response(
     mut frame: Bytes,
     api: ApiKey,
@@ -122,6 +126,7 @@ fn no_trailing(rest: &Bytes, len: usize) -> Result<(), DecodeError> {
 
 /// Writes `size`, header and body; the header's API key and version choose the header version
 /// and the body's version, and must match the body.
+#[inline]
 pub fn encode_request(
     buf: &mut impl BufMut,
     header: &RequestHeader,
@@ -143,6 +148,7 @@ pub fn encode_request(
 }
 
 /// Writes `size`, header and body of a response to a request of the body's API at `version`.
+#[inline]
 pub fn encode_response(
     buf: &mut impl BufMut,
     header: &ResponseHeader,

@@ -24,7 +24,6 @@ fn null_not_allowed(version: i16) -> EncodeError {
 }
 
 /// Writes an `Option` field; `nullable` says whether this version may carry a null.
-#[inline]
 pub fn encode_option<T: NullableCodec>(
     value: &Option<T>,
     buf: &mut impl BufMut,
@@ -43,7 +42,6 @@ pub fn encode_option<T: NullableCodec>(
 }
 
 /// The size [`encode_option`] writes.
-#[inline]
 pub fn option_len<T: NullableCodec>(
     value: &Option<T>,
     cx: Ctx,
@@ -58,7 +56,6 @@ pub fn option_len<T: NullableCodec>(
 }
 
 /// Reads an `Option` field; a null in a version that is not nullable is an error.
-#[inline]
 pub fn decode_option<T: NullableCodec>(
     buf: &mut Bytes,
     cx: Ctx,
@@ -73,7 +70,6 @@ pub fn decode_option<T: NullableCodec>(
 
 /// A nullable struct is preceded by a byte: -1 for null, 1 for present. Like Kafka's reader,
 /// any negative byte means null.
-#[inline]
 pub fn decode_struct_nullable<T: Codec>(
     buf: &mut Bytes,
     cx: Ctx,
@@ -114,13 +110,11 @@ impl WithPath for EncodeError {
 }
 
 /// The `map_err` argument that names a field, shared by every field of generated code.
-#[inline]
 pub fn in_field<E: WithPath>(ty: &'static str, field: &'static str) -> impl FnOnce(E) -> E {
     move |e| e.with_field(ty, field)
 }
 
 /// Writes a struct in a version where its field is nullable: a presence byte, then the struct.
-#[inline]
 pub fn encode_struct_present<T: Codec, B: BufMut>(
     value: &T,
     buf: &mut B,
@@ -131,7 +125,6 @@ pub fn encode_struct_present<T: Codec, B: BufMut>(
 }
 
 /// Unknown tagged fields can only be written in flexible versions; elsewhere they would be lost.
-#[inline]
 pub fn check_classic_tags(unknown: &UnknownTaggedFields, version: i16) -> Result<(), EncodeError> {
     if unknown.is_empty() {
         Ok(())
@@ -140,4 +133,19 @@ pub fn check_classic_tags(unknown: &UnknownTaggedFields, version: i16) -> Result
             EncodeErrorKind::TaggedFieldsInClassicVersion { version },
         ))
     }
+}
+
+/// The known-field reader of a struct that knows no tagged field.
+pub fn no_known_tags(_: u32, _: &mut Bytes) -> Result<bool, DecodeError> {
+    Ok(false)
+}
+
+/// The tagged section of a struct that knows no tagged field.
+pub fn write_unknown_tags<B: BufMut>(buf: &mut B, unknown: Option<&UnknownTaggedFields>) {
+    TaggedWriter::start(buf, unknown, 0).finish(buf);
+}
+
+/// The size [`write_unknown_tags`] writes.
+pub fn unknown_tags_len(unknown: Option<&UnknownTaggedFields>) -> usize {
+    TaggedLen::new(unknown).finish()
 }

@@ -103,21 +103,18 @@ pub struct TaggedLen {
 
 impl TaggedLen {
     /// Starts with the unknown fields, if any.
-    #[inline]
     pub fn new(unknown: Option<&UnknownTaggedFields>) -> Self {
         let (count, bytes) = raw_len(unknown);
         TaggedLen { count, bytes }
     }
 
     /// Adds a known field of `len` bytes under `tag`.
-    #[inline]
     pub fn field(&mut self, tag: u32, len: usize) {
         self.count += 1;
         self.bytes += uvarint_len(tag) + uvarint_len(len as u32) + len;
     }
 
     /// The size of the whole section, count included.
-    #[inline]
     pub fn finish(self) -> usize {
         uvarint_len(self.count as u32) + self.bytes
     }
@@ -130,7 +127,6 @@ pub struct TaggedWriter<'a> {
 
 impl<'a> TaggedWriter<'a> {
     /// Starts a section holding `known` known fields besides the unknown ones.
-    #[inline]
     pub fn start<B: BufMut>(
         buf: &mut B,
         unknown: Option<&'a UnknownTaggedFields>,
@@ -146,7 +142,6 @@ impl<'a> TaggedWriter<'a> {
     ///
     /// Unknown fields keep their relative order, so a section decoded and encoded again is
     /// byte-identical whenever it arrived in ascending tag order.
-    #[inline]
     pub fn field<B: BufMut>(&mut self, buf: &mut B, tag: u32, len: usize) {
         self.unknown_before(buf, tag);
         put_uvarint(buf, tag);
@@ -154,7 +149,6 @@ impl<'a> TaggedWriter<'a> {
     }
 
     /// Writes the unknown fields left.
-    #[inline]
     pub fn finish<B: BufMut>(self, buf: &mut B) {
         for field in self.unknown {
             write_raw(buf, field);
@@ -181,15 +175,14 @@ fn write_raw<B: BufMut>(buf: &mut B, field: &RawTaggedField) {
 /// Reads a tagged section. `known` decodes the field with the given tag from its own slice and
 /// returns `Ok(true)`, or returns `Ok(false)` for a tag the struct does not know; such fields go
 /// to `unknown`, or are an error when the struct has nowhere to keep them.
-#[inline]
-pub fn decode_tagged<F>(
+///
+/// `known` is a trait object so that this loop is compiled once, not once per struct: it runs
+/// only for fields that are present, which are few.
+pub fn decode_tagged(
     buf: &mut Bytes,
     mut unknown: Option<&mut UnknownTaggedFields>,
-    mut known: F,
-) -> Result<(), DecodeError>
-where
-    F: FnMut(u32, &mut Bytes) -> Result<bool, DecodeError>,
-{
+    known: &mut dyn FnMut(u32, &mut Bytes) -> Result<bool, DecodeError>,
+) -> Result<(), DecodeError> {
     let start = buf.remaining();
     let count = get_uvarint(buf)?;
     // Each field takes at least two bytes (tag and size).

@@ -1,6 +1,10 @@
 //! Shared support for the integration tests: hex, golden-vector loading, and building message
 //! values from the JSON the golden-vector scripts write.
 
+pub mod generated;
+pub mod json;
+pub mod random;
+
 use bytes::Bytes;
 use kafka_wire::messages::write_txn_markers_request::*;
 use kafka_wire::messages::write_txn_markers_response::*;
@@ -55,6 +59,13 @@ pub fn load_vectors(json: &str) -> Vec<Vector> {
             value: v["value"].clone(),
         })
         .collect()
+}
+
+/// The catalogue vectors (many APIs and versions), parsed once per test binary.
+pub fn catalogue_vectors() -> &'static [Vector] {
+    static VECTORS: std::sync::LazyLock<Vec<Vector>> =
+        std::sync::LazyLock::new(|| load_vectors(include_str!("../golden/catalogue.json")));
+    &VECTORS
 }
 
 /// The WriteTxnMarkers vectors, parsed once per test binary.

@@ -42,9 +42,17 @@ pub fn expand_decode(msg: &Message) -> TokenStream {
             Some(_) => quote!(::core::option::Option::Some(&mut __unknown)),
             None => quote!(::core::option::Option::None),
         };
+        // Most structs know no tagged field: no closure for them.
+        if tagged.is_empty() {
+            return quote! {
+                if __cx.flexible {
+                    #p::decode_tagged(__buf, #sink, &mut #p::no_known_tags)?;
+                }
+            };
+        }
         quote! {
             if __cx.flexible {
-                #p::decode_tagged(__buf, #sink, |__tag: ::core::primitive::u32, __data: &mut #p::Bytes| -> ::core::result::Result<::core::primitive::bool, #p::DecodeError> {
+                #p::decode_tagged(__buf, #sink, &mut |__tag: ::core::primitive::u32, __data: &mut #p::Bytes| -> ::core::result::Result<::core::primitive::bool, #p::DecodeError> {
                     match __tag {
                         #(#arms)*
                         _ => ::core::result::Result::Ok(false),

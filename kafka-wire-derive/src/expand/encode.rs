@@ -15,6 +15,13 @@ pub fn expand_encode(msg: &Message) -> TokenStream {
     let classic = super::classic_check(msg);
     let section = msg.may_be_flexible().then(|| {
         let unknown = unknown_ref(msg);
+        if tagged.is_empty() {
+            return quote! {
+                if __cx.flexible {
+                    ::kafka_wire::__private::write_unknown_tags(__buf, #unknown);
+                }
+            };
+        }
         let flags: Vec<_> = (0..tagged.len()).map(|i| format_ident!("__t{}", i)).collect();
         let decide = tagged.iter().zip(&flags).map(|(g, flag)| {
             let written = g.tagged_written();

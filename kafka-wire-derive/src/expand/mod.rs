@@ -87,6 +87,9 @@ fn fallback(input: &syn::DeriveInput, is_top: bool) -> TokenStream {
     }
 }
 
+/// The methods that are not generic are `#[inline]`: like the generic ones, they are then
+/// compiled only in the crates that use the message, and only for the messages they use, so a
+/// catalogue of hundreds of messages costs little machine code until it is used.
 fn expand_impls(msg: &Message) -> TokenStream {
     let ident = &msg.input.ident;
     let p = quote!(::kafka_wire::__private);
@@ -119,7 +122,6 @@ fn expand_impls(msg: &Message) -> TokenStream {
         #[automatically_derived]
         #[allow(unused_variables, unused_mut, unused_parens)]
         impl #p::Codec for #ident {
-            #[inline]
             fn encode_value<__B: #p::BufMut>(&self, __buf: &mut __B, __cx: #p::Ctx) -> ::core::result::Result<(), #p::EncodeError> {
                 let __v = __cx.version;
                 #encode
@@ -147,15 +149,18 @@ fn expand_impls(msg: &Message) -> TokenStream {
             fn encode_null<__B: #p::BufMut>(__buf: &mut __B, _: #p::Ctx) {
                 __buf.put_i8(-1);
             }
+            #[inline]
             fn null_len(_: #p::Ctx) -> ::core::primitive::usize {
                 1
             }
             fn encode_present<__B: #p::BufMut>(&self, __buf: &mut __B, __cx: #p::Ctx) -> ::core::result::Result<(), #p::EncodeError> {
                 #p::encode_struct_present(self, __buf, __cx)
             }
+            #[inline]
             fn present_len(&self, __cx: #p::Ctx) -> ::core::result::Result<::core::primitive::usize, #p::EncodeError> {
                 ::core::result::Result::Ok(1 + #p::Codec::value_len(self, __cx)?)
             }
+            #[inline]
             fn decode_nullable(__buf: &mut #p::Bytes, __cx: #p::Ctx) -> ::core::result::Result<::core::option::Option<Self>, #p::DecodeError> {
                 #p::decode_struct_nullable(__buf, __cx)
             }

@@ -14,6 +14,13 @@ pub fn expand_size(msg: &Message) -> TokenStream {
     let classic = super::classic_check(msg);
     let section = msg.may_be_flexible().then(|| {
         let unknown = unknown_ref(msg);
+        if tagged.is_empty() {
+            return quote! {
+                if __cx.flexible {
+                    __len += ::kafka_wire::__private::unknown_tags_len(#unknown);
+                }
+            };
+        }
         let add = tagged.iter().map(|g| {
             let (written, len, path, tag) = (g.tagged_written(), g.len_call(), g.path(), g.tag());
             quote! {

@@ -1629,6 +1629,7 @@ pub enum RequestBody {
 
 impl RequestBody {
     /// Reads the body of `key` at `version` from the front of `buf`.
+    #[inline]
     pub fn decode(key: ApiKey, buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         Ok(match key {
             ApiKey::Produce => Self::Produce(super::ProduceRequest::decode(buf, version)?),
@@ -2098,6 +2099,7 @@ impl RequestBody {
     }
 
     /// The size [`encode`](Self::encode) writes.
+    #[inline]
     pub fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         match self {
             Self::Produce(body) => body.encoded_len(version),
@@ -2397,6 +2399,7 @@ pub enum ResponseBody {
 
 impl ResponseBody {
     /// Reads the body of `key` at `version` from the front of `buf`.
+    #[inline]
     pub fn decode(key: ApiKey, buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         Ok(match key {
             ApiKey::Produce => Self::Produce(super::ProduceResponse::decode(buf, version)?),
@@ -2876,6 +2879,7 @@ impl ResponseBody {
     }
 
     /// The size [`encode`](Self::encode) writes.
+    #[inline]
     pub fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         match self {
             Self::Produce(body) => body.encoded_len(version),

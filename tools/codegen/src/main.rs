@@ -1,8 +1,11 @@
 //! Writes `kafka-wire/src/messages/` from Kafka's JSON message schemas.
 //!
 //! ```text
-//! cargo run -p kafka-wire-codegen -- ../shared/kafka-schemas/3.9 ../shared/kafka-schemas/4.4 kafka-wire/src/messages
+//! cargo run -p kafka-wire-codegen -- ../shared/kafka-schemas/3.9 ../shared/kafka-schemas/4.4 \
+//!     kafka-wire/src/messages tests/support/generated.rs
 //! ```
+//!
+//! The last argument is the tests' `ToJson` support file.
 //!
 //! The schema folders come oldest first. The protocol is their union: each version of a message
 //! is taken from the newest folder that defines it, and the fields of all folders are merged
@@ -42,12 +45,12 @@ pub const RESOLVED: &[(&str, &str, &str)] = &[
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.len() < 3 {
-        eprintln!("usage: kafka-wire-codegen <schema dir, oldest first>... <output dir>");
+    if args.len() < 4 {
+        eprintln!("usage: kafka-wire-codegen <schema dir, oldest first>... <messages dir> <test support file>");
         return ExitCode::from(2);
     }
-    let (inputs, output) = args.split_at(args.len() - 1);
-    match run(inputs, Path::new(&output[0])) {
+    let (inputs, output) = args.split_at(args.len() - 2);
+    match run(inputs, Path::new(&output[0]), Path::new(&output[1])) {
         Ok(count) => {
             eprintln!("wrote {count} messages to {}", output[0]);
             ExitCode::SUCCESS
@@ -61,7 +64,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(inputs: &[String], output: &Path) -> Result<usize, Vec<String>> {
+fn run(inputs: &[String], output: &Path, test_support: &Path) -> Result<usize, Vec<String>> {
     // name -> one schema per folder that has it, oldest first.
     let mut by_name: BTreeMap<String, Vec<(String, schema::Schema)>> = BTreeMap::new();
     for dir in inputs {
@@ -103,5 +106,8 @@ fn run(inputs: &[String], output: &Path) -> Result<usize, Vec<String>> {
         return Err(errors);
     }
     render::write_all(&messages, output).map_err(|e| vec![e])?;
+    std::fs::write(test_support, render::render_json(&messages))
+        .map_err(|e| vec![e.to_string()])?;
+    render::rustfmt(&[test_support.to_path_buf()]).map_err(|e| vec![e])?;
     Ok(messages.len())
 }

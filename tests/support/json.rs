@@ -1,0 +1,131 @@
+//! Values as JSON, in the form the golden-vector scripts write them, to compare field by field
+//! what we decode with what an independent implementation encoded.
+
+use bytes::Bytes;
+use kafka_wire::{Decode, Encode, KafkaString, Message, Records, UnknownTaggedFields, Uuid};
+use serde_json::Value;
+
+/// A value in the golden files' JSON form.
+pub trait ToJson {
+    fn to_json(&self) -> Value;
+}
+
+macro_rules! number {
+    ($($t:ty),*) => {$(
+        impl ToJson for $t {
+            fn to_json(&self) -> Value {
+                Value::from(*self)
+            }
+        }
+    )*};
+}
+number!(bool, i8, i16, u16, i32, u32, i64, f64);
+
+impl ToJson for KafkaString {
+    fn to_json(&self) -> Value {
+        Value::from(self.as_str())
+    }
+}
+
+impl ToJson for Bytes {
+    fn to_json(&self) -> Value {
+        Value::from(crate::to_hex(self))
+    }
+}
+
+impl ToJson for Records {
+    fn to_json(&self) -> Value {
+        Value::from(crate::to_hex(self.as_bytes()))
+    }
+}
+
+impl ToJson for Uuid {
+    fn to_json(&self) -> Value {
+        Value::from(crate::to_hex(self.as_bytes()))
+    }
+}
+
+impl<T: ToJson> ToJson for Vec<T> {
+    fn to_json(&self) -> Value {
+        Value::Array(self.iter().map(ToJson::to_json).collect())
+    }
+}
+
+impl<T: ToJson> ToJson for Option<T> {
+    fn to_json(&self) -> Value {
+        self.as_ref().map_or(Value::Null, ToJson::to_json)
+    }
+}
+
+impl ToJson for UnknownTaggedFields {
+    fn to_json(&self) -> Value {
+        Value::Array(
+            self.iter()
+                .map(|f| {
+                    Value::Array(vec![
+                        Value::from(f.tag),
+                        Value::from(crate::to_hex(&f.data)),
+                    ])
+                })
+                .collect(),
+        )
+    }
+}
+
+/// What decoding a vector gave.
+pub struct Checked {
+    /// The decoded value as JSON.
+    pub json: Value,
+    /// The value encoded again.
+    pub reencoded: Bytes,
+    /// `encoded_len` of the value.
+    pub encoded_len: usize,
+}
+
+/// Decodes `bytes` (all of them) as `M` at `version`, and encodes the value again.
+pub fn check<M: Message + ToJson>(bytes: &[u8], version: i16) -> Result<Checked, String> {
+    let value = M::from_slice(bytes, version).map_err(|e| e.to_string())?;
+    Ok(Checked {
+        json: value.to_json(),
+        reencoded: value.encode_to_bytes(version).map_err(|e| e.to_string())?,
+        encoded_len: value.encoded_len(version).map_err(|e| e.to_string())?,
+    })
+}
+
+/// Every field of `expected` is in `ours` with the same value (the struct may have fields that
+/// the version lacks, which the scripts leave out).
+pub fn matches(expected: &Value, ours: &Value, path: &str) -> Result<(), String> {
+    match (expected, ours) {
+        (Value::Object(e), Value::Object(o)) => {
+            for (k, ev) in e {
+                let ov = o
+                    .get(k)
+                    .ok_or_else(|| format!("{path}.{k}: no such field"))?;
+                matches(ev, ov, &format!("{path}.{k}"))?;
+            }
+            Ok(())
+        }
+        (Value::Array(e), Value::Array(o)) => {
+            if e.len() != o.len() {
+                return Err(format!(
+                    "{path}: {} elements expected, {} decoded",
+                    e.len(),
+                    o.len()
+                ));
+            }
+            for (i, (ev, ov)) in e.iter().zip(o).enumerate() {
+                matches(ev, ov, &format!("{path}[{i}]"))?;
+            }
+            Ok(())
+        }
+        (Value::Number(e), Value::Number(o)) if e.is_f64() || o.is_f64() => {
+            if e.as_f64() == o.as_f64() {
+                Ok(())
+            } else {
+                Err(format!("{path}: expected {e}, decoded {o}"))
+            }
+        }
+        (e, o) if e == o => Ok(()),
+        (e, o) => Err(format!("{path}: expected {e}, decoded {o}")),
+    }
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Compile cost of the whole catalogue: a clean release build of a small binary that encodes and
+# decodes every message, once with kafka-wire and once with the kafka-protocol crate 0.18
+# (features client and broker, no compression), back to back on this machine.
+#
+#   tools/compile-cost.sh            # prints both wall-clock times and their ratio
+#
+# Both binaries are written under target/compile-cost/ and built with their own target
+# directories, so neither reuses the other's (or the workspace's) build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+out="$root/target/compile-cost"
+rm -rf "$out"
+mkdir -p "$out/wire/src" "$out/peer/src"
+
+# Every message type, read from the crates' own module lists.
+wire_types=$(sed -n 's/^pub use self::\([a-z0-9_]*\)::\([A-Za-z0-9]*\);$/\2/p' kafka-wire/src/messages/mod.rs)
+peer_src=$(cargo metadata --format-version 1 2>/dev/null | python3 -c '
+import json, sys
+for p in json.load(sys.stdin)["packages"]:
+    if p["name"] == "kafka-protocol" and p["version"] == "0.18.0":
+        print(p["manifest_path"].rsplit("/", 1)[0])' | head -n 1)
+peer_types=$(sed -n 's/^pub use \([a-z0-9_]*\)::\([A-Za-z0-9]*\);$/\2/p' "$peer_src/src/messages.rs" | sort -u)
+
+cat > "$out/wire/Cargo.toml" <<TOML
+[package]
+name = "cost-wire"
+version = "0.0.0"
+edition = "2021"
+[dependencies]
+kafka-wire = { path = "$root/kafka-wire" }
+bytes = "1"
+[workspace]
+TOML
+{
+  echo 'use kafka_wire::{Decode, Encode, Message};'
+  echo 'fn round<M: Message + Default>() -> usize {'
+  echo '    let v = M::VERSIONS.end().unwrap_or(0);'
+  echo '    let bytes = M::default().encode_to_bytes(v).map(|b| b.len()).unwrap_or(0);'
+  echo '    bytes + M::decode(&mut bytes::Bytes::new(), v).is_ok() as usize'
+  echo '}'
+  echo 'fn main() {'
+  echo '    let mut n = 0;'
+  for t in $wire_types; do echo "    n += round::<kafka_wire::messages::$t>();"; done
+  echo '    println!("{n}");'
+  echo '}'
+} > "$out/wire/src/main.rs"
+
+cat > "$out/peer/Cargo.toml" <<TOML
+[package]
+name = "cost-peer"
+version = "0.0.0"
+edition = "2021"
+[dependencies]
+kafka-protocol = { version = "=0.18.0", default-features = false, features = ["client", "broker"] }
+bytes = "1"
+[workspace]
+TOML
+{
+  echo 'use kafka_protocol::protocol::{Decodable, Encodable, Message};'
+  echo 'fn round<M: Message + Encodable + Decodable + Default>() -> usize {'
+  echo '    let v = M::VERSIONS.max;'
+  echo '    let mut buf = bytes::BytesMut::new();'
+  echo '    let n = M::default().encode(&mut buf, v).map(|_| buf.len()).unwrap_or(0);'
+  echo '    n + M::decode(&mut bytes::Bytes::new(), v).is_ok() as usize'
+  echo '}'
+  echo 'fn main() {'
+  echo '    let mut n = 0;'
+  for t in $peer_types; do echo "    n += round::<kafka_protocol::messages::$t>();"; done
+  echo '    println!("{n}");'
+  echo '}'
+} > "$out/peer/src/main.rs"
+
+build() {
+  local dir=$1
+  # Fetch first so that the timing is compilation only.
+  (cd "$dir" && cargo fetch -q)
+  local start end
+  start=$(date +%s.%N)
+  (cd "$dir" && CARGO_TARGET_DIR="$dir/target" cargo build -q --release)
+  end=$(date +%s.%N)
+  python3 -c "print(f'{$end - $start:.1f}')"
+}
+
+wire_s=$(build "$out/wire")
+peer_s=$(build "$out/peer")
+echo "kafka-wire:     $(echo "$wire_types" | wc -l) messages, clean release build ${wire_s} s"
+echo "kafka-protocol: $(echo "$peer_types" | wc -l) messages, clean release build ${peer_s} s"
+python3 -c "print(f'kafka-wire / kafka-protocol = {$wire_s / $peer_s:.2f}')"
