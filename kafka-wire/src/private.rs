@@ -125,6 +125,7 @@ pub fn encode_struct_present<T: Codec, B: BufMut>(
 }
 
 /// Unknown tagged fields can only be written in flexible versions; elsewhere they would be lost.
+#[inline]
 pub fn check_classic_tags(unknown: &UnknownTaggedFields, version: i16) -> Result<(), EncodeError> {
     if unknown.is_empty() {
         Ok(())
@@ -141,11 +142,13 @@ pub fn no_known_tags(_: u32, _: &mut Bytes) -> Result<bool, DecodeError> {
 }
 
 /// The tagged section of a struct that knows no tagged field.
+#[inline]
 pub fn write_unknown_tags<B: BufMut>(buf: &mut B, unknown: Option<&UnknownTaggedFields>) {
     TaggedWriter::start(buf, unknown, 0).finish(buf);
 }
 
 /// The size [`write_unknown_tags`] writes.
+#[inline]
 pub fn unknown_tags_len(unknown: Option<&UnknownTaggedFields>) -> usize {
     TaggedLen::new(unknown).finish()
 }

@@ -48,11 +48,13 @@ impl UnknownTaggedFields {
     }
 
     /// The number of fields.
+    #[inline]
     pub fn len(&self) -> usize {
         self.0.len()
     }
 
     /// True when there are none.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -63,10 +65,12 @@ impl UnknownTaggedFields {
     }
 
     /// The fields as a slice.
+    #[inline]
     pub fn as_slice(&self) -> &[RawTaggedField] {
         &self.0
     }
 
+    #[inline]
     fn wire_len(&self) -> usize {
         self.0
             .iter()
@@ -90,6 +94,7 @@ impl<'a> IntoIterator for &'a UnknownTaggedFields {
     }
 }
 
+#[inline]
 fn raw_len(unknown: Option<&UnknownTaggedFields>) -> (usize, usize) {
     unknown.map_or((0, 0), |u| (u.len(), u.wire_len()))
 }
@@ -103,18 +108,21 @@ pub struct TaggedLen {
 
 impl TaggedLen {
     /// Starts with the unknown fields, if any.
+    #[inline]
     pub fn new(unknown: Option<&UnknownTaggedFields>) -> Self {
         let (count, bytes) = raw_len(unknown);
         TaggedLen { count, bytes }
     }
 
     /// Adds a known field of `len` bytes under `tag`.
+    #[inline]
     pub fn field(&mut self, tag: u32, len: usize) {
         self.count += 1;
         self.bytes += uvarint_len(tag) + uvarint_len(len as u32) + len;
     }
 
     /// The size of the whole section, count included.
+    #[inline]
     pub fn finish(self) -> usize {
         uvarint_len(self.count as u32) + self.bytes
     }
@@ -178,7 +186,21 @@ fn write_raw<B: BufMut>(buf: &mut B, field: &RawTaggedField) {
 ///
 /// `known` is a trait object so that this loop is compiled once, not once per struct: it runs
 /// only for fields that are present, which are few.
+#[inline]
 pub fn decode_tagged(
+    buf: &mut Bytes,
+    unknown: Option<&mut UnknownTaggedFields>,
+    known: &mut dyn FnMut(u32, &mut Bytes) -> Result<bool, DecodeError>,
+) -> Result<(), DecodeError> {
+    // Nearly every section is empty: a single zero byte, read here without a call.
+    if buf.first() == Some(&0) {
+        buf.advance(1);
+        return Ok(());
+    }
+    decode_tagged_fields(buf, unknown, known)
+}
+
+fn decode_tagged_fields(
     buf: &mut Bytes,
     mut unknown: Option<&mut UnknownTaggedFields>,
     known: &mut dyn FnMut(u32, &mut Bytes) -> Result<bool, DecodeError>,

@@ -9,6 +9,7 @@ use bytes::{Buf, BufMut, Bytes};
 /// elements actually decode, so a forged count costs at most this much.
 const PREALLOC_BYTES: usize = 4096;
 
+#[inline]
 fn encode_elements<T: Codec, B: BufMut>(
     items: &[T],
     buf: &mut B,
@@ -20,6 +21,7 @@ fn encode_elements<T: Codec, B: BufMut>(
     Ok(())
 }
 
+#[inline]
 fn elements_len<T: Codec>(items: &[T], cx: Ctx) -> Result<usize, EncodeError> {
     if let Some(n) = T::FIXED_LEN {
         return Ok(n * items.len());
@@ -31,6 +33,7 @@ fn elements_len<T: Codec>(items: &[T], cx: Ctx) -> Result<usize, EncodeError> {
     Ok(total)
 }
 
+#[inline]
 fn decode_elements<T: Codec>(
     buf: &mut Bytes,
     cx: Ctx,
@@ -61,15 +64,18 @@ fn decode_elements<T: Codec>(
 }
 
 impl<T: Codec> Codec for Vec<T> {
+    #[inline]
     fn encode_value<B: BufMut>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
         write_len(buf, cx, LenKind::Array, Some(self.len()))?;
         encode_elements(self, buf, cx)
     }
 
+    #[inline]
     fn value_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
         Ok(prefix_len(cx, LenKind::Array, Some(self.len()))? + elements_len(self, cx)?)
     }
 
+    #[inline]
     fn decode_value(buf: &mut Bytes, cx: Ctx) -> Result<Self, DecodeError> {
         let start = buf.remaining();
         match read_len(buf, cx, LenKind::Array)? {
@@ -93,6 +99,7 @@ impl<T: Codec> NullableCodec for Vec<T> {
         }
     }
 
+    #[inline]
     fn decode_nullable(buf: &mut Bytes, cx: Ctx) -> Result<Option<Self>, DecodeError> {
         let start = buf.remaining();
         match read_len(buf, cx, LenKind::Array)? {

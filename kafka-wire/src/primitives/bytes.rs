@@ -32,6 +32,7 @@ impl LenKind {
 }
 
 /// The size of the prefix for `len` (`None` is null).
+#[inline]
 pub(crate) fn prefix_len(cx: Ctx, kind: LenKind, len: Option<usize>) -> Result<usize, EncodeError> {
     match (cx.flexible, len) {
         (_, Some(len)) if len > kind.max() => Err(too_long(len, kind)),
@@ -51,6 +52,7 @@ fn too_long(length: usize, kind: LenKind) -> EncodeError {
 }
 
 /// Writes the prefix for `len` (`None` is null).
+#[inline]
 pub(crate) fn write_len<B: BufMut>(
     buf: &mut B,
     cx: Ctx,
@@ -79,6 +81,7 @@ pub(crate) fn write_len<B: BufMut>(
 
 /// Reads a prefix, `None` for null. The length is checked against the bytes left (for an array,
 /// each element takes at least one byte) before anything is allocated from it.
+#[inline]
 pub(crate) fn read_len(
     buf: &mut Bytes,
     cx: Ctx,
@@ -137,6 +140,7 @@ pub(crate) fn unexpected_null(cx: Ctx, remaining: usize) -> DecodeError {
 }
 
 /// Writes a length-prefixed run of bytes.
+#[inline]
 pub(crate) fn encode_bytes<B: BufMut>(
     buf: &mut B,
     cx: Ctx,
@@ -149,6 +153,7 @@ pub(crate) fn encode_bytes<B: BufMut>(
 }
 
 /// Reads a length-prefixed run of bytes as a zero-copy slice of `buf`.
+#[inline]
 pub(crate) fn decode_bytes(
     buf: &mut Bytes,
     cx: Ctx,
@@ -160,15 +165,18 @@ pub(crate) fn decode_bytes(
 macro_rules! byte_codec {
     ($ty:ty, $as_slice:expr, $wrap:expr) => {
         impl Codec for $ty {
+            #[inline]
             fn encode_value<B: BufMut>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
                 encode_bytes(buf, cx, LenKind::Bytes, $as_slice(self))
             }
 
+            #[inline]
             fn value_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
                 let len = $as_slice(self).len();
                 Ok(prefix_len(cx, LenKind::Bytes, Some(len))? + len)
             }
 
+            #[inline]
             fn decode_value(buf: &mut Bytes, cx: Ctx) -> Result<Self, DecodeError> {
                 let start = buf.remaining();
                 match decode_bytes(buf, cx, LenKind::Bytes)? {
@@ -192,6 +200,7 @@ macro_rules! byte_codec {
                 }
             }
 
+            #[inline]
             fn decode_nullable(buf: &mut Bytes, cx: Ctx) -> Result<Option<Self>, DecodeError> {
                 Ok(decode_bytes(buf, cx, LenKind::Bytes)?.map($wrap))
             }

@@ -6,6 +6,7 @@ use crate::{DecodeError, DecodeErrorKind, EncodeError, KafkaString};
 use bytes::{Buf, BufMut, Bytes};
 
 /// Reads a string's bytes and checks them for UTF-8; `None` is null.
+#[inline]
 fn decode_str(buf: &mut Bytes, cx: Ctx) -> Result<Option<KafkaString>, DecodeError> {
     let start = buf.remaining();
     match decode_bytes(buf, cx, LenKind::String)? {
@@ -19,15 +20,18 @@ fn decode_str(buf: &mut Bytes, cx: Ctx) -> Result<Option<KafkaString>, DecodeErr
 macro_rules! string_codec {
     ($ty:ty, $from:expr) => {
         impl Codec for $ty {
+            #[inline]
             fn encode_value<B: BufMut>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
                 encode_bytes(buf, cx, LenKind::String, self.as_bytes())
             }
 
+            #[inline]
             fn value_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
                 let len = self.as_bytes().len();
                 Ok(prefix_len(cx, LenKind::String, Some(len))? + len)
             }
 
+            #[inline]
             fn decode_value(buf: &mut Bytes, cx: Ctx) -> Result<Self, DecodeError> {
                 let start = buf.remaining();
                 match decode_str(buf, cx)? {
@@ -51,6 +55,7 @@ macro_rules! string_codec {
                 }
             }
 
+            #[inline]
             fn decode_nullable(buf: &mut Bytes, cx: Ctx) -> Result<Option<Self>, DecodeError> {
                 Ok(decode_str(buf, cx)?.map($from))
             }
