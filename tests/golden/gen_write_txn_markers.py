@@ -170,7 +170,7 @@ def response(markers, tags=()):
 NONE = 0
 NOT_LEADER_OR_FOLLOWER = 6
 CORRUPT_MESSAGE = 3
-INVALID_PRODUCER_EPOCH = 48
+INVALID_TXN_STATE = 48
 UNKNOWN_SERVER_ERROR = -1
 
 I16_MIN, I16_MAX = -(2**15), 2**15 - 1
@@ -213,8 +213,8 @@ def typical_response(version):
                     topic_result(
                         "payments",
                         [
-                            partition_result(5, INVALID_PRODUCER_EPOCH),
-                            partition_result(7, INVALID_PRODUCER_EPOCH),
+                            partition_result(5, INVALID_TXN_STATE),
+                            partition_result(7, INVALID_TXN_STATE),
                         ],
                     ),
                     topic_result("audit-log", [partition_result(11, NOT_LEADER_OR_FOLLOWER)]),
@@ -284,7 +284,7 @@ def negative_and_edge_response(version):
                         "max-values",
                         [
                             partition_result(I32_MAX, NONE),
-                            partition_result(I32_MIN, INVALID_PRODUCER_EPOCH),
+                            partition_result(I32_MIN, INVALID_TXN_STATE),
                         ],
                     ),
                     topic_result("no-partitions", []),
@@ -349,7 +349,7 @@ def unknown_tags_response(version):
                 ],
             ),
             marker_result(
-                7_000_002, [topic_result("payments", [partition_result(2, INVALID_PRODUCER_EPOCH)])]
+                7_000_002, [topic_result("payments", [partition_result(2, INVALID_TXN_STATE)])]
             ),
         ],
         tags=(3, 7),
@@ -359,7 +359,7 @@ def unknown_tags_response(version):
 LARGE_MARKERS, LARGE_TOPICS, LARGE_PARTITIONS = 12, 2, 4
 # One topic gets more than 127 partitions so that its compact count needs a two-byte varint.
 LARGE_WIDE_PARTITIONS = 130
-LARGE_ERRORS = (NONE, NONE, NONE, INVALID_PRODUCER_EPOCH, NOT_LEADER_OR_FOLLOWER, CORRUPT_MESSAGE)
+LARGE_ERRORS = (NONE, NONE, NONE, INVALID_TXN_STATE, NOT_LEADER_OR_FOLLOWER, CORRUPT_MESSAGE)
 
 
 def large_producer_id(i):
