@@ -52,6 +52,7 @@ pub mod frame;
 pub mod messages;
 pub mod negotiate;
 mod primitives;
+pub mod records;
 mod tagged;
 mod traits;
 mod types;

@@ -1,7 +1,9 @@
-//! Unsigned varints (LEB128, as in protobuf) for compact lengths and tagged fields.
+//! Varints (LEB128, as in protobuf): unsigned ones for compact lengths and tagged fields, and the
+//! zigzag-signed 32- and 64-bit forms that record batches use.
 //!
-//! Decoding follows Kafka's Java reader, which refuses a continuation bit on the fifth byte, and
-//! goes one step further: bits that do not fit in 32 are an error, not silently dropped.
+//! Decoding follows Kafka's Java reader, which refuses a continuation bit on the fifth byte (the
+//! tenth for 64 bits), and goes one step further: bits that do not fit the type are an error, not
+//! silently dropped.
 
 use crate::{DecodeError, DecodeErrorKind};
 use bytes::{Buf, BufMut, Bytes};
@@ -79,6 +81,124 @@ pub fn get_uvarint(buf: &mut Bytes) -> Result<u32, DecodeError> {
     Err(DecodeError::new(DecodeErrorKind::VarintTooLong, remaining))
 }
 
+/// Writes `value` as an unsigned 64-bit varint.
+#[inline]
+pub fn put_uvarlong<B: BufMut>(buf: &mut B, mut value: u64) {
+    while value >= 0x80 {
+        buf.put_u8((value as u8) | 0x80);
+        value >>= 7;
+    }
+    buf.put_u8(value as u8);
+}
+
+/// The number of bytes [`put_uvarlong`] writes for `value`.
+#[inline]
+pub const fn uvarlong_len(value: u64) -> usize {
+    let bits = 64 - (value | 1).leading_zeros() as usize;
+    bits.div_ceil(7)
+}
+
+/// Reads an unsigned varint of at most 10 bytes whose value fits in 64 bits.
+///
+/// ```
+/// use bytes::Bytes;
+/// let max = Bytes::from_static(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
+/// assert_eq!(kafka_wire::varint::get_uvarlong(&mut max.clone()).unwrap(), u64::MAX);
+/// // A tenth byte carrying bits beyond 64.
+/// let wide = Bytes::from_static(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02]);
+/// assert!(kafka_wire::varint::get_uvarlong(&mut wide.clone()).is_err());
+/// ```
+#[inline]
+pub fn get_uvarlong(buf: &mut Bytes) -> Result<u64, DecodeError> {
+    let remaining = buf.remaining();
+    let mut value: u64 = 0;
+    for i in 0..10u32 {
+        let Some(&byte) = buf.get(i as usize) else {
+            return Err(DecodeError::eof(i as usize + 1, remaining));
+        };
+        if i == 9 {
+            if byte & 0x80 != 0 {
+                return Err(DecodeError::new(DecodeErrorKind::VarintTooLong, remaining));
+            }
+            // The tenth byte carries bit 63 only.
+            if byte > 0x01 {
+                return Err(DecodeError::new(DecodeErrorKind::VarintOverflow, remaining));
+            }
+        }
+        value |= u64::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            buf.advance(i as usize + 1);
+            return Ok(value);
+        }
+    }
+    Err(DecodeError::new(DecodeErrorKind::VarintTooLong, remaining))
+}
+
+/// Writes `value` as a zigzag varint (Kafka's `varint`): small magnitudes of either sign are short.
+///
+/// ```
+/// let mut out = Vec::new();
+/// kafka_wire::varint::put_varint(&mut out, -1);
+/// kafka_wire::varint::put_varint(&mut out, 1);
+/// assert_eq!(out, [0x01, 0x02]);
+/// ```
+#[inline]
+pub fn put_varint<B: BufMut>(buf: &mut B, value: i32) {
+    put_uvarint(buf, zigzag32(value));
+}
+
+/// The number of bytes [`put_varint`] writes for `value`.
+#[inline]
+pub const fn varint_len(value: i32) -> usize {
+    uvarint_len(zigzag32(value))
+}
+
+/// Reads a zigzag varint (Kafka's `varint`), with the limits of [`get_uvarint`].
+///
+/// ```
+/// use bytes::Bytes;
+/// assert_eq!(kafka_wire::varint::get_varint(&mut Bytes::from_static(&[0x03])).unwrap(), -2);
+/// ```
+#[inline]
+pub fn get_varint(buf: &mut Bytes) -> Result<i32, DecodeError> {
+    let raw = get_uvarint(buf)?;
+    Ok(((raw >> 1) as i32) ^ -((raw & 1) as i32))
+}
+
+/// Writes `value` as a zigzag 64-bit varint (Kafka's `varlong`).
+#[inline]
+pub fn put_varlong<B: BufMut>(buf: &mut B, value: i64) {
+    put_uvarlong(buf, zigzag64(value));
+}
+
+/// The number of bytes [`put_varlong`] writes for `value`.
+#[inline]
+pub const fn varlong_len(value: i64) -> usize {
+    uvarlong_len(zigzag64(value))
+}
+
+/// Reads a zigzag 64-bit varint (Kafka's `varlong`), with the limits of [`get_uvarlong`].
+///
+/// ```
+/// use bytes::Bytes;
+/// let mut input = Bytes::from_static(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
+/// assert_eq!(kafka_wire::varint::get_varlong(&mut input).unwrap(), i64::MIN);
+/// ```
+#[inline]
+pub fn get_varlong(buf: &mut Bytes) -> Result<i64, DecodeError> {
+    let raw = get_uvarlong(buf)?;
+    Ok(((raw >> 1) as i64) ^ -((raw & 1) as i64))
+}
+
+// The casts reinterpret bits; zigzag maps 0, -1, 1, -2, ... to 0, 1, 2, 3, ...
+const fn zigzag32(value: i32) -> u32 {
+    ((value << 1) ^ (value >> 31)) as u32
+}
+
+const fn zigzag64(value: i64) -> u64 {
+    ((value << 1) ^ (value >> 63)) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,6 +223,28 @@ mod tests {
             assert_eq!(get_uvarint(&mut input).unwrap(), v);
             assert!(input.is_empty());
         }
+    }
+
+    #[test]
+    fn zigzag_round_trips() {
+        for v in [0i32, -1, 1, 63, -64, 64, i32::MAX, i32::MIN] {
+            let mut out = Vec::new();
+            put_varint(&mut out, v);
+            assert_eq!(out.len(), varint_len(v), "{v}");
+            assert_eq!(get_varint(&mut Bytes::from(out)).unwrap(), v);
+        }
+        for v in [0i64, -1, 1, i64::from(i32::MAX) + 1, i64::MAX, i64::MIN] {
+            let mut out = Vec::new();
+            put_varlong(&mut out, v);
+            assert_eq!(out.len(), varlong_len(v), "{v}");
+            assert_eq!(get_varlong(&mut Bytes::from(out)).unwrap(), v);
+        }
+        assert_eq!(
+            *get_uvarlong(&mut Bytes::from_static(&[0x80; 10]))
+                .unwrap_err()
+                .kind(),
+            DecodeErrorKind::VarintTooLong
+        );
     }
 
     #[test]

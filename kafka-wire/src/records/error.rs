@@ -1,0 +1,333 @@
+//! The records error: a matchable kind plus where it happened (batch, record, byte offset).
+
+use super::Compression;
+use alloc::boxed::Box;
+use alloc::string::String;
+use core::fmt;
+
+/// What went wrong while reading or writing record batches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RecordsErrorKind {
+    /// The input ended inside a value.
+    UnexpectedEof {
+        /// Bytes the value needed.
+        needed: usize,
+        /// Bytes that were left.
+        available: usize,
+    },
+    /// A varint with a continuation bit on its last allowed byte.
+    VarintTooLong,
+    /// A varint whose value needs more bits than its type has.
+    VarintOverflow,
+    /// A batch or message size below the smallest header of its magic.
+    BatchTooSmall {
+        /// The declared size (the bytes after the size field).
+        size: i64,
+        /// The smallest valid size.
+        min: usize,
+    },
+    /// A length larger than the bytes left in its batch or record.
+    LengthExceedsRemaining {
+        /// The declared length.
+        length: i64,
+        /// Bytes that were left.
+        remaining: usize,
+    },
+    /// A record or header count larger than the bytes left could hold.
+    CountExceedsRemaining {
+        /// The declared count.
+        count: i64,
+        /// Bytes that were left.
+        remaining: usize,
+    },
+    /// A length or count below the smallest allowed value (-1 for nullable bytes, 0 otherwise).
+    NegativeLength {
+        /// The declared value.
+        length: i64,
+    },
+    /// The stored checksum does not match the bytes.
+    CrcMismatch {
+        /// The checksum stored in the batch.
+        expected: u32,
+        /// The checksum of the bytes.
+        actual: u32,
+    },
+    /// A magic byte other than 0, 1 or 2.
+    UnsupportedMagic {
+        /// The magic byte read.
+        magic: i8,
+    },
+    /// Compression codec bits naming no codec (5 to 7), or a codec the magic cannot use.
+    UnsupportedCompression {
+        /// The codec bits.
+        codec: u8,
+    },
+    /// A codec whose cargo feature is not enabled in this build.
+    CodecNotEnabled {
+        /// The codec.
+        compression: Compression,
+    },
+    /// Decompressed output longer than [`DecodeLimits::max_decompressed`](super::DecodeLimits).
+    DecompressionLimit {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// The codec rejected the compressed bytes.
+    Decompression {
+        /// The codec.
+        compression: Compression,
+        /// The codec's description of the problem.
+        message: String,
+    },
+    /// The codec failed while compressing.
+    Compression {
+        /// The codec.
+        compression: Compression,
+        /// The codec's description of the problem.
+        message: String,
+    },
+    /// A record that did not use exactly the bytes its length declared.
+    RecordSizeMismatch {
+        /// The declared length.
+        declared: usize,
+        /// Bytes its fields used.
+        used: usize,
+    },
+    /// Bytes left after the last record a batch declares.
+    TrailingBytes {
+        /// How many were left.
+        count: usize,
+    },
+    /// An offset or a timestamp beyond `i64` (base plus delta), or a delta beyond `i32`.
+    OffsetOverflow,
+    /// A timestamp that does not fit: base plus delta beyond `i64`.
+    TimestampOverflow,
+    /// A header key that is not UTF-8.
+    InvalidUtf8,
+    /// A compressed legacy message without a value, or one inside another compressed message.
+    InvalidWrapper,
+    /// A control record whose key or value does not follow the control record layout.
+    InvalidControlRecord,
+    /// A value too large for its field while writing (a length above `i32::MAX`, ...).
+    TooLarge {
+        /// The value's size.
+        size: usize,
+    },
+    /// Headers on a record of magic 0 or 1, which cannot carry them.
+    HeadersInLegacy,
+    /// A batch with no records where one is needed (a legacy set, a compressed legacy wrapper).
+    EmptyBatch,
+}
+
+impl fmt::Display for RecordsErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnexpectedEof { needed, available } => {
+                write!(
+                    f,
+                    "unexpected end of input (needed {needed}, {available} left)"
+                )
+            }
+            Self::VarintTooLong => f.write_str("varint is too long"),
+            Self::VarintOverflow => f.write_str("varint overflows its type"),
+            Self::BatchTooSmall { size, min } => {
+                write!(f, "size {size} is below the minimum {min}")
+            }
+            Self::LengthExceedsRemaining { length, remaining } => {
+                write!(f, "length {length} exceeds the {remaining} bytes left")
+            }
+            Self::CountExceedsRemaining { count, remaining } => {
+                write!(
+                    f,
+                    "count {count} exceeds what the {remaining} bytes left hold"
+                )
+            }
+            Self::NegativeLength { length } => write!(f, "invalid length or count {length}"),
+            Self::CrcMismatch { expected, actual } => {
+                write!(
+                    f,
+                    "checksum {actual:#010x} does not match the stored {expected:#010x}"
+                )
+            }
+            Self::UnsupportedMagic { magic } => write!(f, "unsupported magic {magic}"),
+            Self::UnsupportedCompression { codec } => {
+                write!(f, "unsupported compression codec {codec}")
+            }
+            Self::CodecNotEnabled { compression } => write!(
+                f,
+                "{compression} support is not enabled (cargo feature `{}`)",
+                compression.feature()
+            ),
+            Self::DecompressionLimit { limit } => {
+                write!(f, "decompressed data exceeds the limit of {limit} bytes")
+            }
+            Self::Decompression {
+                compression,
+                message,
+            } => write!(f, "{compression} decompression failed: {message}"),
+            Self::Compression {
+                compression,
+                message,
+            } => write!(f, "{compression} compression failed: {message}"),
+            Self::RecordSizeMismatch { declared, used } => {
+                write!(
+                    f,
+                    "record declares {declared} bytes but its fields use {used}"
+                )
+            }
+            Self::TrailingBytes { count } => {
+                write!(f, "{count} bytes left after the last record")
+            }
+            Self::OffsetOverflow => f.write_str("offset out of range"),
+            Self::TimestampOverflow => f.write_str("timestamp out of range"),
+            Self::InvalidUtf8 => f.write_str("header key is not valid UTF-8"),
+            Self::InvalidWrapper => f.write_str("invalid compressed wrapper message"),
+            Self::InvalidControlRecord => f.write_str("invalid control record"),
+            Self::TooLarge { size } => write!(f, "size {size} is too large for its field"),
+            Self::HeadersInLegacy => f.write_str("magic 0 and 1 records cannot carry headers"),
+            Self::EmptyBatch => f.write_str("batch has no records"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Inner {
+    kind: RecordsErrorKind,
+    batch: Option<usize>,
+    record: Option<usize>,
+    offset: Option<usize>,
+    in_decompressed: bool,
+}
+
+/// A failure while reading or writing record batches.
+///
+/// Besides its [kind](RecordsErrorKind) it knows the index of the batch in the input, the index
+/// of the record in the batch, and the byte offset of the failure: in the input given to the
+/// reader, or, when [`in_decompressed`](Self::in_decompressed) is true, in the batch's
+/// decompressed payload.
+///
+/// ```
+/// use kafka_wire::records::{RecordsErrorKind, RecordsReader};
+///
+/// // A v2 batch header whose size field claims fewer bytes than a header needs.
+/// let mut input = vec![0u8; 61];
+/// input[11] = 20; // size 20
+/// input[16] = 2; // magic
+/// let err = RecordsReader::new(input.into()).next().unwrap().unwrap_err();
+/// assert!(matches!(err.kind(), RecordsErrorKind::BatchTooSmall { size: 20, min: 49 }));
+/// assert_eq!((err.batch(), err.offset()), (Some(0), Some(8)));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct RecordsError(Box<Inner>);
+
+impl RecordsError {
+    /// An error of `kind` with no location yet.
+    #[cold]
+    pub fn new(kind: RecordsErrorKind) -> Self {
+        RecordsError(Box::new(Inner {
+            kind,
+            batch: None,
+            record: None,
+            offset: None,
+            in_decompressed: false,
+        }))
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &RecordsErrorKind {
+        &self.0.kind
+    }
+
+    /// The index of the failing batch in the input (legacy messages count one each).
+    pub fn batch(&self) -> Option<usize> {
+        self.0.batch
+    }
+
+    /// The index of the failing record in its batch.
+    pub fn record(&self) -> Option<usize> {
+        self.0.record
+    }
+
+    /// The byte offset of the failure (see [`in_decompressed`](Self::in_decompressed)).
+    pub fn offset(&self) -> Option<usize> {
+        self.0.offset
+    }
+
+    /// True when [`offset`](Self::offset) counts in a decompressed payload, not in the input.
+    pub fn in_decompressed(&self) -> bool {
+        self.0.in_decompressed
+    }
+
+    #[cold]
+    pub(crate) fn at(mut self, offset: usize) -> Self {
+        self.0.offset.get_or_insert(offset);
+        self
+    }
+
+    #[cold]
+    pub(crate) fn in_record(mut self, index: usize) -> Self {
+        self.0.record.get_or_insert(index);
+        self
+    }
+
+    #[cold]
+    pub(crate) fn in_batch(mut self, index: usize) -> Self {
+        self.0.batch.get_or_insert(index);
+        self
+    }
+
+    /// Marks an offset found inside a decompressed payload, or places one that has none yet at
+    /// the payload's start in the input.
+    #[cold]
+    pub(crate) fn decompressed(mut self, payload_start: usize) -> Self {
+        if self.0.offset.is_some() {
+            self.0.in_decompressed = true;
+        } else {
+            self.0.offset = Some(payload_start);
+        }
+        self
+    }
+}
+
+impl From<RecordsErrorKind> for RecordsError {
+    fn from(kind: RecordsErrorKind) -> Self {
+        RecordsError::new(kind)
+    }
+}
+
+impl fmt::Display for RecordsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = &*self.0;
+        if let Some(batch) = inner.batch {
+            write!(f, "batch {batch}: ")?;
+        }
+        if let Some(record) = inner.record {
+            write!(f, "record {record}: ")?;
+        }
+        write!(f, "{}", inner.kind)?;
+        if let Some(offset) = inner.offset {
+            let place = if inner.in_decompressed {
+                " of the decompressed payload"
+            } else {
+                ""
+            };
+            write!(f, " at byte {offset}{place}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for RecordsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RecordsError")
+            .field("kind", &self.0.kind)
+            .field("batch", &self.0.batch)
+            .field("record", &self.0.record)
+            .field("offset", &self.0.offset)
+            .field("in_decompressed", &self.0.in_decompressed)
+            .finish()
+    }
+}
+
+impl core::error::Error for RecordsError {}

@@ -1,0 +1,331 @@
+//! Hostile record batches: each is a typed error, and reading it allocates little, measured with a
+//! counting global allocator.
+//!
+//! One test function only: the counters are process-wide, so a second test running on another
+//! thread would blur them.
+
+use bytes::Bytes;
+use kafka_wire::records::{
+    compress, Compression, DecodeLimits, Record, RecordBatchBuilder, RecordsErrorKind,
+    RecordsReader,
+};
+use kafka_wire::varint::{put_varint, put_varlong};
+use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
+use std::alloc::System;
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+const CRC32C: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISCSI);
+const CRC32: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC);
+
+/// A magic 2 batch around `payload`, with a correct CRC unless `bad_crc`.
+fn v2_batch(count: i32, attributes: i16, payload: &[u8], bad_crc: bool) -> Vec<u8> {
+    let mut b = Vec::new();
+    b.extend_from_slice(&0i64.to_be_bytes());
+    b.extend_from_slice(&(49 + payload.len() as i32).to_be_bytes());
+    b.extend_from_slice(&(-1i32).to_be_bytes());
+    b.push(2);
+    b.extend_from_slice(&[0; 4]);
+    b.extend_from_slice(&attributes.to_be_bytes());
+    b.extend_from_slice(&0i32.to_be_bytes()); // last offset delta
+    b.extend_from_slice(&0i64.to_be_bytes()); // base timestamp
+    b.extend_from_slice(&0i64.to_be_bytes()); // max timestamp
+    b.extend_from_slice(&(-1i64).to_be_bytes());
+    b.extend_from_slice(&(-1i16).to_be_bytes());
+    b.extend_from_slice(&(-1i32).to_be_bytes());
+    b.extend_from_slice(&count.to_be_bytes());
+    b.extend_from_slice(payload);
+    let crc = CRC32C.checksum(&b[21..]) ^ u32::from(bad_crc);
+    b[17..21].copy_from_slice(&crc.to_be_bytes());
+    b
+}
+
+/// One record: `body` after its length varint.
+fn record(body: &[u8]) -> Vec<u8> {
+    let mut r = Vec::new();
+    put_varint(&mut r, body.len() as i32);
+    r.extend_from_slice(body);
+    r
+}
+
+/// A record body with null key and value and `headers` as the header count, then `tail`.
+fn body_with_header_count(headers: i32, tail: &[u8]) -> Vec<u8> {
+    let mut body = vec![0u8]; // attributes
+    put_varlong(&mut body, 0);
+    put_varint(&mut body, 0);
+    put_varint(&mut body, -1);
+    put_varint(&mut body, -1);
+    put_varint(&mut body, headers);
+    body.extend_from_slice(tail);
+    body
+}
+
+/// A magic 1 message whose value is `value`, with codec `codec`.
+fn legacy_wrapper(codec: u8, value: &[u8]) -> Vec<u8> {
+    let mut m = Vec::new();
+    m.extend_from_slice(&0i64.to_be_bytes());
+    m.extend_from_slice(&(22 + value.len() as i32).to_be_bytes());
+    m.extend_from_slice(&[0; 4]);
+    m.push(1);
+    m.push(codec);
+    m.extend_from_slice(&0i64.to_be_bytes());
+    m.extend_from_slice(&(-1i32).to_be_bytes());
+    m.extend_from_slice(&(value.len() as i32).to_be_bytes());
+    m.extend_from_slice(value);
+    let crc = CRC32.checksum(&m[16..]);
+    m[12..16].copy_from_slice(&crc.to_be_bytes());
+    m
+}
+
+/// Reads `input` and returns the error kind of its first batch and the bytes allocated: every
+/// allocation plus every growth by reallocation, an upper bound of the peak.
+fn read(input: &[u8], limits: DecodeLimits) -> (Option<RecordsErrorKind>, usize) {
+    let input = Bytes::copy_from_slice(input);
+    let region = Region::new(GLOBAL);
+    let result = RecordsReader::new(input).with_limits(limits).next();
+    let stats = region.change();
+    let allocated = stats.bytes_allocated + stats.bytes_reallocated.max(0) as usize;
+    (
+        result.and_then(|r| r.err()).map(|e| e.kind().clone()),
+        allocated,
+    )
+}
+
+#[test]
+fn hostile_batches_are_typed_errors_and_allocate_little() {
+    const KIB: usize = 1024;
+    let small = DecodeLimits::default();
+    let mut report = Vec::new();
+    let mut check = |name: &str,
+                     input: &[u8],
+                     limits: DecodeLimits,
+                     bound: usize,
+                     want: &dyn Fn(&RecordsErrorKind) -> bool| {
+        let (kind, allocated) = read(input, limits);
+        let kind = kind.unwrap_or_else(|| panic!("{name}: no error"));
+        assert!(want(&kind), "{name}: {kind:?}");
+        assert!(
+            allocated < bound,
+            "{name}: {allocated} bytes allocated, bound {bound}"
+        );
+        report.push(format!("{name}: {allocated} bytes ({kind})"));
+    };
+
+    // 2^31-1 records declared in an 85-byte batch.
+    let one = record(&body_with_header_count(0, &[]));
+    let mut payload = one.clone();
+    payload.resize(24, 0);
+    let batch = v2_batch(i32::MAX, 0, &payload, false);
+    assert_eq!(batch.len(), 85);
+    check("record count 2^31-1", &batch, small, 4 * KIB, &|k| {
+        matches!(
+            k,
+            RecordsErrorKind::CountExceedsRemaining {
+                count: 2147483647,
+                remaining: 24
+            }
+        )
+    });
+    // 2^31-1 headers in one record.
+    let mut body = body_with_header_count(i32::MAX, &[]);
+    body.resize(17, 0);
+    let batch = v2_batch(1, 0, &record(&body), false);
+    assert_eq!(batch.len(), 79);
+    check("header count 2^31-1", &batch, small, 4 * KIB, &|k| {
+        matches!(
+            k,
+            RecordsErrorKind::CountExceedsRemaining {
+                count: 2147483647,
+                ..
+            }
+        )
+    });
+    // Negative counts.
+    check(
+        "record count -1",
+        &v2_batch(-1, 0, &one, false),
+        small,
+        4 * KIB,
+        &|k| matches!(k, RecordsErrorKind::NegativeLength { length: -1 }),
+    );
+    let batch = v2_batch(1, 0, &record(&body_with_header_count(-5, &[])), false);
+    check("header count -5", &batch, small, 4 * KIB, &|k| {
+        matches!(k, RecordsErrorKind::NegativeLength { length: -5 })
+    });
+    // A bad CRC.
+    check(
+        "bad CRC",
+        &v2_batch(1, 0, &one, true),
+        small,
+        4 * KIB,
+        &|k| matches!(k, RecordsErrorKind::CrcMismatch { .. }),
+    );
+    // A key length past the end of its record.
+    let mut body = vec![0u8, 0, 0];
+    put_varint(&mut body, 1000);
+    body.extend_from_slice(b"short");
+    check(
+        "key length past the end",
+        &v2_batch(1, 0, &record(&body), false),
+        small,
+        4 * KIB,
+        &|k| {
+            matches!(
+                k,
+                RecordsErrorKind::LengthExceedsRemaining { length: 1000, .. }
+            )
+        },
+    );
+    // A record length past the end of the batch.
+    let mut payload = Vec::new();
+    put_varint(&mut payload, 500);
+    payload.extend_from_slice(&[0; 10]);
+    check(
+        "record length past the end",
+        &v2_batch(1, 0, &payload, false),
+        small,
+        4 * KIB,
+        &|k| {
+            matches!(
+                k,
+                RecordsErrorKind::LengthExceedsRemaining { length: 500, .. }
+            )
+        },
+    );
+    // Truncated varints: cut at the end of the record, too long, too wide.
+    let body = [0u8, 0, 0, 0x04, b'a', b'b', 0x80, 0x80];
+    check(
+        "truncated varint",
+        &v2_batch(1, 0, &record(&body), false),
+        small,
+        4 * KIB,
+        &|k| matches!(k, RecordsErrorKind::UnexpectedEof { .. }),
+    );
+    let body = [0u8, 0, 0x80, 0x80, 0x80, 0x80, 0x80, 0];
+    check(
+        "varint of 6 bytes",
+        &v2_batch(1, 0, &record(&body), false),
+        small,
+        4 * KIB,
+        &|k| matches!(k, RecordsErrorKind::VarintTooLong),
+    );
+    let body = [0u8, 0, 0xff, 0xff, 0xff, 0xff, 0x7f];
+    check(
+        "varint over 32 bits",
+        &v2_batch(1, 0, &record(&body), false),
+        small,
+        4 * KIB,
+        &|k| matches!(k, RecordsErrorKind::VarintOverflow),
+    );
+    let body = [
+        0u8, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0,
+    ];
+    check(
+        "varlong of 11 bytes",
+        &v2_batch(1, 0, &record(&body), false),
+        small,
+        4 * KIB,
+        &|k| matches!(k, RecordsErrorKind::VarintTooLong),
+    );
+    // A batch size field below the header.
+    let mut batch = v2_batch(1, 0, &one, false);
+    batch[8..12].copy_from_slice(&20i32.to_be_bytes());
+    check("batch size 20", &batch, small, 4 * KIB, &|k| {
+        matches!(k, RecordsErrorKind::BatchTooSmall { size: 20, .. })
+    });
+    // Codec bits 5, and an unknown magic.
+    check(
+        "codec 5",
+        &v2_batch(1, 5, &one, false),
+        small,
+        4 * KIB,
+        &|k| matches!(k, RecordsErrorKind::UnsupportedCompression { codec: 5 }),
+    );
+    let mut batch = v2_batch(1, 0, &one, false);
+    batch[16] = 3;
+    check("magic 3", &batch, small, 4 * KIB, &|k| {
+        matches!(k, RecordsErrorKind::UnsupportedMagic { magic: 3 })
+    });
+    // A legacy message claiming more than it has is a truncated tail, not an error.
+    let mut message = legacy_wrapper(0, b"v");
+    message[8..12].copy_from_slice(&i32::MAX.to_be_bytes());
+    let mut reader = RecordsReader::new(Bytes::from(message));
+    assert!(reader.next().is_none());
+    assert_eq!(
+        reader.truncated_tail().unwrap().needed,
+        Some(i32::MAX as usize + 12)
+    );
+
+    // Bombs: 100 MiB of zeros in every codec, against a 1 MiB limit.
+    let limit = 1 << 20;
+    let limits = DecodeLimits {
+        max_decompressed: limit,
+    };
+    let zeros = vec![0u8; 100 << 20];
+    for compression in [
+        Compression::Gzip,
+        Compression::Snappy,
+        Compression::Lz4,
+        Compression::Zstd,
+    ] {
+        let bomb = compress(compression, 2, &zeros).unwrap();
+        let batch = v2_batch(1, i16::from(compression.bits()), &bomb, false);
+        let name = format!("{compression} bomb of 100 MiB, magic 2");
+        // The output grows by doubling up to the limit, so what is allocated over time sums to
+        // under twice the limit. The zstd decoder also keeps a window; windows above the limit
+        // are refused, so that is at most the limit again.
+        let bound = if compression == Compression::Zstd {
+            3 * limit
+        } else {
+            2 * limit
+        };
+        check(&name, &batch, limits, bound + 256 * KIB, &|k| {
+            matches!(k, RecordsErrorKind::DecompressionLimit { limit: 1048576 })
+        });
+        if compression != Compression::Zstd {
+            let wrapper = legacy_wrapper(compression.bits(), &bomb);
+            let name = format!("{compression} bomb of 100 MiB, magic 1");
+            check(&name, &wrapper, limits, 2 * limit + 256 * KIB, &|k| {
+                matches!(k, RecordsErrorKind::DecompressionLimit { .. })
+            });
+        }
+    }
+    drop(zeros);
+    // A smaller gzip bomb under a limit it fits in decodes to its zero-filled records section,
+    // which is then refused as records (a record of length 0 has no attributes byte).
+    let bomb = compress(Compression::Gzip, 2, &vec![0u8; 4 << 20]).unwrap();
+    let batch = v2_batch(1, 1, &bomb, false);
+    check(
+        "gzip of 4 MiB under an 8 MiB limit",
+        &batch,
+        DecodeLimits {
+            max_decompressed: 8 << 20,
+        },
+        9 << 20,
+        &|k| {
+            matches!(
+                k,
+                RecordsErrorKind::UnexpectedEof {
+                    needed: 1,
+                    available: 0
+                }
+            )
+        },
+    );
+
+    // Every prefix of a valid compressed batch: an error or a truncated tail, never a panic.
+    let valid = RecordBatchBuilder::new()
+        .compression(Compression::Lz4)
+        .record(Record::new(Some("k".into()), Some("v".repeat(300).into())))
+        .encode()
+        .unwrap()
+        .into_bytes();
+    for cut in 0..valid.len() {
+        let (_, allocated) = read(&valid[..cut], small);
+        assert!(allocated < 64 * KIB, "prefix {cut}: {allocated}");
+    }
+    for line in &report {
+        println!("{line}");
+    }
+}
