@@ -20,6 +20,14 @@ impl Ctx {
     pub const fn new(version: i16, flexible: bool) -> Self {
         Ctx { version, flexible }
     }
+
+    /// The same context with flexibility overridden, for a field whose flexible versions
+    /// differ from its message's. Everything else carries over.
+    #[inline]
+    #[must_use]
+    pub const fn with_flexible(self, flexible: bool) -> Self {
+        Ctx { flexible, ..self }
+    }
 }
 
 /// How one value is laid out on the wire.

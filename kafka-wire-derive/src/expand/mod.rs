@@ -218,7 +218,7 @@ impl<'a> FieldGen<'a> {
             None => quote!(__cx),
             Some(f) => {
                 let c = self.cond_expr(f.range);
-                quote!(::kafka_wire::__private::Ctx::new(__v, #c))
+                quote!(__cx.with_flexible(#c))
             }
         }
     }
@@ -267,6 +267,24 @@ impl<'a> FieldGen<'a> {
     pub fn len_call(&self) -> TokenStream {
         let ident = self.field.ident;
         self.codec_call("value_len", "option_len", quote!(&self.#ident,))
+    }
+
+    /// The size of `self.<field>` as a `usize` expression that returns early on error. A type
+    /// with a fixed size takes no call and no error path: the constant folds before code
+    /// generation, which keeps the sizer of a struct of integers a plain sum.
+    pub fn fixed_or_len_call(&self) -> TokenStream {
+        let (len, path) = (self.len_call(), self.path());
+        if self.field.ty.option {
+            return quote!(#len.map_err(#path)?);
+        }
+        let inner = self.field.ty.inner;
+        let codec = quote_spanned!(inner.span()=> <#inner as ::kafka_wire::__private::Codec>);
+        quote! {
+            match #codec::FIXED_LEN {
+                ::core::option::Option::Some(__n) => __n,
+                ::core::option::Option::None => #len.map_err(#path)?,
+            }
+        }
     }
 
     /// Reads the field from `buf`.

@@ -8,8 +8,8 @@ use quote::quote;
 pub fn expand_size(msg: &Message) -> TokenStream {
     let (all, tagged) = fields(msg);
     let regular = all.iter().map(|g| {
-        let (len, path) = (g.len_call(), g.path());
-        g.regular_or_check(quote!(__len += #len.map_err(#path)?;))
+        let len = g.fixed_or_len_call();
+        g.regular_or_check(quote!(__len += #len;))
     });
     let classic = super::classic_check(msg);
     let section = msg.may_be_flexible().then(|| {
