@@ -491,5 +491,8 @@ fn error_paths_name_raw_fields_without_their_prefix() {
     });
     assert_eq!(errors_in(expanded.clone()), Vec::<String>::new());
     let text = expanded.to_string();
-    assert!(text.contains("in_field (\"Entry\" , \"type\")"), "{text}");
+    assert!(
+        text.contains("at_field (__e , \"Entry\" , \"type\")"),
+        "{text}"
+    );
 }

@@ -74,14 +74,16 @@ pub fn decode_struct_nullable<T: Codec>(
     buf: &mut Bytes,
     cx: Ctx,
 ) -> Result<Option<T>, DecodeError> {
-    let start = buf.remaining();
-    if !buf.has_remaining() {
-        return Err(crate::DecodeError::eof(1, start));
+    let Some(&presence) = buf.first() else {
+        return Err(crate::DecodeError::eof(1, 0));
+    };
+    buf.advance(1);
+    if (presence as i8) < 0 {
+        return Ok(None);
     }
-    if buf.get_i8() < 0 {
-        Ok(None)
-    } else {
-        T::decode_value(buf, cx).map(Some)
+    match T::decode_value(buf, cx) {
+        Ok(value) => Ok(Some(value)),
+        Err(e) => Err(e),
     }
 }
 
@@ -109,9 +111,12 @@ impl WithPath for EncodeError {
     }
 }
 
-/// The `map_err` argument that names a field, shared by every field of generated code.
-pub fn in_field<E: WithPath>(ty: &'static str, field: &'static str) -> impl FnOnce(E) -> E {
-    move |e| e.with_field(ty, field)
+/// `e` with the field `ty.field` added as the next outer step of its path: the one error
+/// mapping that every field of generated code shares.
+#[cold]
+#[inline(never)]
+pub fn at_field<E: WithPath>(e: E, ty: &'static str, field: &'static str) -> E {
+    e.with_field(ty, field)
 }
 
 /// Writes a struct in a version where its field is nullable: a presence byte, then the struct.
@@ -125,15 +130,10 @@ pub fn encode_struct_present<T: Codec, B: BufMut>(
 }
 
 /// Unknown tagged fields can only be written in flexible versions; elsewhere they would be lost.
-#[inline]
-pub fn check_classic_tags(unknown: &UnknownTaggedFields, version: i16) -> Result<(), EncodeError> {
-    if unknown.is_empty() {
-        Ok(())
-    } else {
-        Err(EncodeError::new(
-            EncodeErrorKind::TaggedFieldsInClassicVersion { version },
-        ))
-    }
+#[cold]
+#[inline(never)]
+pub fn tags_in_classic_version(version: i16) -> EncodeError {
+    EncodeError::new(EncodeErrorKind::TaggedFieldsInClassicVersion { version })
 }
 
 /// The known-field reader of a struct that knows no tagged field.

@@ -29,9 +29,18 @@ pub trait Message: Codec {
     /// The context for `version`, or `None` if the schema lacks it.
     #[inline]
     fn context(version: i16) -> Option<Ctx> {
-        Self::VERSIONS
-            .contains(version)
-            .then(|| Ctx::new(version, Self::FLEXIBLE_VERSIONS.contains(version)))
+        context(version, Self::VERSIONS, Self::FLEXIBLE_VERSIONS)
+    }
+}
+
+/// [`Message::context`] without the type: the per-message wrappers below are instantiated for
+/// every message a program uses, so their bodies live in functions that are not generic.
+#[inline]
+fn context(version: i16, versions: VersionRange, flexible: VersionRange) -> Option<Ctx> {
+    if versions.contains(version) {
+        Some(Ctx::new(version, flexible.contains(version)))
+    } else {
+        None
     }
 }
 
@@ -65,10 +74,19 @@ pub trait Encode {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError>;
 
     /// Encodes into a new buffer of exactly the right size.
+    // A `match` rather than `?`: this is instantiated for every message, and `?` costs more
+    // code for the same result.
+    #[allow(clippy::question_mark)]
     fn encode_to_bytes(&self, version: i16) -> Result<Bytes, EncodeError> {
-        let mut buf = BytesMut::with_capacity(self.encoded_len(version)?);
-        self.encode(&mut buf, version)?;
-        Ok(buf.freeze())
+        let len = match self.encoded_len(version) {
+            Ok(len) => len,
+            Err(e) => return Err(e),
+        };
+        let mut buf = BytesMut::with_capacity(len);
+        match self.encode(&mut buf, version) {
+            Ok(()) => Ok(buf.freeze()),
+            Err(e) => Err(e),
+        }
     }
 }
 
@@ -107,26 +125,63 @@ pub trait Decode: Sized {
     }
 }
 
+/// The context to encode `version` of the message `name` in.
+#[inline]
+fn encode_context(
+    version: i16,
+    valid: VersionRange,
+    flexible: VersionRange,
+    name: &'static str,
+) -> Result<Ctx, EncodeError> {
+    match context(version, valid, flexible) {
+        Some(cx) => Ok(cx),
+        None => Err(unsupported_encode(version, valid, name)),
+    }
+}
+
 #[cold]
-fn unsupported_encode<M: Message>(version: i16) -> EncodeError {
-    EncodeError::new(EncodeErrorKind::UnsupportedVersion {
-        version,
-        valid: M::VERSIONS,
-    })
-    .in_message(M::NAME)
+#[inline(never)]
+fn unsupported_encode(version: i16, valid: VersionRange, name: &'static str) -> EncodeError {
+    EncodeError::new(EncodeErrorKind::UnsupportedVersion { version, valid }).in_message(name)
+}
+
+#[cold]
+#[inline(never)]
+fn unsupported_decode(
+    version: i16,
+    valid: VersionRange,
+    name: &'static str,
+    len: usize,
+) -> DecodeError {
+    let kind = DecodeErrorKind::UnsupportedVersion { version, valid };
+    DecodeError::new(kind, len)
+        .in_message(name)
+        .at_input_len(len)
+}
+
+/// A decode error leaving a message: it names the message and turns its offset into one from
+/// the start of the input.
+#[cold]
+#[inline(never)]
+fn leaving_message(e: DecodeError, name: &'static str, len: usize) -> DecodeError {
+    e.in_message(name).at_input_len(len)
 }
 
 impl<M: Message> Encode for M {
     #[inline]
     fn encode(&self, buf: &mut impl BufMut, version: i16) -> Result<(), EncodeError> {
-        let cx = M::context(version).ok_or_else(|| unsupported_encode::<M>(version))?;
-        self.encode_value(buf, cx)
+        match encode_context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS, M::NAME) {
+            Ok(cx) => self.encode_value(buf, cx),
+            Err(e) => Err(e),
+        }
     }
 
     #[inline]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let cx = M::context(version).ok_or_else(|| unsupported_encode::<M>(version))?;
-        self.value_len(cx)
+        match encode_context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS, M::NAME) {
+            Ok(cx) => self.value_len(cx),
+            Err(e) => Err(e),
+        }
     }
 }
 
@@ -134,15 +189,12 @@ impl<M: Message> Decode for M {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
         let len = buf.len();
-        let Some(cx) = M::context(version) else {
-            let kind = DecodeErrorKind::UnsupportedVersion {
-                version,
-                valid: M::VERSIONS,
-            };
-            return Err(DecodeError::new(kind, len)
-                .in_message(M::NAME)
-                .at_input_len(len));
+        let Some(cx) = context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS) else {
+            return Err(unsupported_decode(version, M::VERSIONS, M::NAME, len));
         };
-        M::decode_value(buf, cx).map_err(|e| e.in_message(M::NAME).at_input_len(len))
+        match M::decode_value(buf, cx) {
+            Ok(value) => Ok(value),
+            Err(e) => Err(leaving_message(e, M::NAME, len)),
+        }
     }
 }

@@ -13,14 +13,14 @@ pub fn expand_decode(msg: &Message) -> TokenStream {
         let name = local(g);
         let ty = &g.field.ast.ty;
         let mutable = g.field.is_tagged().then(|| quote!(mut));
-        let (call, path, default) = (g.decode_call(quote!(__buf)), g.path(), g.default_value());
+        let (call, default) = (g.try_(g.decode_call(quote!(__buf))), g.default_value());
         let regular = g.regular();
         let value = if regular.is_empty() {
             default
         } else {
             match g.cond(regular) {
-                None => quote!(#call.map_err(#path)?),
-                Some(c) => quote!(if #c { #call.map_err(#path)? } else { #default }),
+                None => call,
+                Some(c) => quote!(if #c { #call } else { #default }),
             }
         };
         quote!(let #mutable #name: #ty = #value;)
@@ -29,11 +29,11 @@ pub fn expand_decode(msg: &Message) -> TokenStream {
     let section = msg.may_be_flexible().then(|| {
         let arms = tagged.iter().map(|g| {
             let name = local(g);
-            let (call, path, tag) = (g.decode_call(quote!(__data)), g.path(), g.tag());
+            let (call, tag) = (g.try_(g.decode_call(quote!(__data))), g.tag());
             let guard = g.cond(g.field.tagged_range()).map(|c| quote!(if #c));
             quote! {
                 #tag #guard => {
-                    #name = #call.map_err(#path)?;
+                    #name = #call;
                     ::core::result::Result::Ok(true)
                 }
             }

@@ -8,9 +8,8 @@ use quote::{format_ident, quote};
 pub fn expand_encode(msg: &Message) -> TokenStream {
     let (all, tagged) = fields(msg);
     let regular = all.iter().map(|g| {
-        let call = g.encode_call();
-        let path = g.path();
-        g.regular_or_check(quote!(#call.map_err(#path)?;))
+        let call = g.try_(g.encode_call());
+        g.regular_or_check(quote!(#call;))
     });
     let classic = super::classic_check(msg);
     let section = msg.may_be_flexible().then(|| {
@@ -28,12 +27,12 @@ pub fn expand_encode(msg: &Message) -> TokenStream {
             quote!(let #flag: ::core::primitive::bool = #written;)
         });
         let write = tagged.iter().zip(&flags).map(|(g, flag)| {
-            let (len, call, path, tag) = (g.len_call(), g.encode_call(), g.path(), g.tag());
+            let (len, call, tag) = (g.try_(g.len_call()), g.try_(g.encode_call()), g.tag());
             quote! {
                 if #flag {
-                    let __n = #len.map_err(#path)?;
+                    let __n = #len;
                     __w.field(__buf, #tag, __n);
-                    #call.map_err(#path)?;
+                    #call;
                 }
             }
         });

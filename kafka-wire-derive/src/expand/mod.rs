@@ -128,7 +128,6 @@ fn expand_impls(msg: &Message) -> TokenStream {
                 ::core::result::Result::Ok(())
             }
 
-            #[inline]
             fn value_len(&self, __cx: #p::Ctx) -> ::core::result::Result<::core::primitive::usize, #p::EncodeError> {
                 let __v = __cx.version;
                 let mut __len: ::core::primitive::usize = 0;
@@ -136,7 +135,6 @@ fn expand_impls(msg: &Message) -> TokenStream {
                 ::core::result::Result::Ok(__len)
             }
 
-            #[inline]
             fn decode_value(__buf: &mut #p::Bytes, __cx: #p::Ctx) -> ::core::result::Result<Self, #p::DecodeError> {
                 let __v = __cx.version;
                 #decode
@@ -223,11 +221,25 @@ impl<'a> FieldGen<'a> {
         }
     }
 
-    /// `.map_err(..)` argument naming this field.
-    pub fn path(&self) -> TokenStream {
+    /// The value of `call`, or a return of its error with this field added to the path.
+    ///
+    /// A plain `match` rather than `.map_err(..)?`: the compiler then builds one result per
+    /// field instead of three, which is a third of the code the backend sees for a message.
+    pub fn try_(&self, call: TokenStream) -> TokenStream {
+        let err = self.err(quote!(__e));
+        quote! {
+            match #call {
+                ::core::result::Result::Ok(__ok) => __ok,
+                ::core::result::Result::Err(__e) => return ::core::result::Result::Err(#err),
+            }
+        }
+    }
+
+    /// `error` with this field added to its path.
+    pub fn err(&self, error: TokenStream) -> TokenStream {
         let ty = &self.ty_name;
         let field = self.field.name();
-        quote!(::kafka_wire::__private::in_field(#ty, #field))
+        quote!(::kafka_wire::__private::at_field(#error, #ty, #field))
     }
 
     fn nullable(&self) -> TokenStream {
@@ -273,16 +285,16 @@ impl<'a> FieldGen<'a> {
     /// with a fixed size takes no call and no error path: the constant folds before code
     /// generation, which keeps the sizer of a struct of integers a plain sum.
     pub fn fixed_or_len_call(&self) -> TokenStream {
-        let (len, path) = (self.len_call(), self.path());
+        let len = self.try_(self.len_call());
         if self.field.ty.option {
-            return quote!(#len.map_err(#path)?);
+            return len;
         }
         let inner = self.field.ty.inner;
         let codec = quote_spanned!(inner.span()=> <#inner as ::kafka_wire::__private::Codec>);
         quote! {
             match #codec::FIXED_LEN {
                 ::core::option::Option::Some(__n) => __n,
-                ::core::option::Option::None => #len.map_err(#path)?,
+                ::core::option::Option::None => #len,
             }
         }
     }
@@ -348,10 +360,10 @@ impl<'a> FieldGen<'a> {
             return TokenStream::new();
         }
         let is_default = self.is_default();
-        let path = self.path();
+        let err = self.err(quote!(::kafka_wire::__private::non_default(__v)));
         quote! {
             if !(#is_default) {
-                return ::core::result::Result::Err((#path)(::kafka_wire::__private::non_default(__v)));
+                return ::core::result::Result::Err(#err);
             }
         }
     }
@@ -448,9 +460,9 @@ pub(crate) fn classic_check(msg: &Message) -> Option<TokenStream> {
     let ty = msg.input.ident.to_string();
     let field = ident.to_string();
     Some(quote! {
-        if !__cx.flexible {
-            ::kafka_wire::__private::check_classic_tags(&self.#ident, __v)
-                .map_err(::kafka_wire::__private::in_field(#ty, #field))?;
+        if !__cx.flexible && !::kafka_wire::__private::UnknownTaggedFields::is_empty(&self.#ident) {
+            return ::core::result::Result::Err(::kafka_wire::__private::at_field(
+                ::kafka_wire::__private::tags_in_classic_version(__v), #ty, #field));
         }
     })
 }

@@ -22,10 +22,10 @@ pub fn expand_size(msg: &Message) -> TokenStream {
             };
         }
         let add = tagged.iter().map(|g| {
-            let (written, len, path, tag) = (g.tagged_written(), g.len_call(), g.path(), g.tag());
+            let (written, len, tag) = (g.tagged_written(), g.try_(g.len_call()), g.tag());
             quote! {
                 if #written {
-                    __tagged.field(#tag, #len.map_err(#path)?);
+                    __tagged.field(#tag, #len);
                 }
             }
         });

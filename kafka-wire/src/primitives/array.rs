@@ -9,28 +9,67 @@ use bytes::{Buf, BufMut, Bytes};
 /// elements actually decode, so a forged count costs at most this much.
 const PREALLOC_BYTES: usize = 4096;
 
+// The element loops below are instantiated once per element type, hundreds of times across
+// the catalogue, so they avoid iterator adaptors and `map_err(..)?`, which multiply the code
+// the compiler backend has to chew through for no gain at run time.
+
 #[inline]
+#[allow(clippy::explicit_counter_loop)]
 fn encode_elements<T: Codec, B: BufMut>(
     items: &[T],
     buf: &mut B,
     cx: Ctx,
 ) -> Result<(), EncodeError> {
-    for (i, item) in items.iter().enumerate() {
-        item.encode_value(buf, cx).map_err(|e| e.at_index(i))?;
+    let mut i = 0;
+    for item in items {
+        if let Err(e) = item.encode_value(buf, cx) {
+            return Err(e.at_index(i));
+        }
+        i += 1;
     }
     Ok(())
 }
 
 #[inline]
+#[allow(clippy::explicit_counter_loop)]
 fn elements_len<T: Codec>(items: &[T], cx: Ctx) -> Result<usize, EncodeError> {
     if let Some(n) = T::FIXED_LEN {
         return Ok(n * items.len());
     }
     let mut total = 0usize;
-    for (i, item) in items.iter().enumerate() {
-        total += item.value_len(cx).map_err(|e| e.at_index(i))?;
+    let mut i = 0;
+    for item in items {
+        match item.value_len(cx) {
+            Ok(n) => total += n,
+            Err(e) => return Err(e.at_index(i)),
+        }
+        i += 1;
     }
     Ok(total)
+}
+
+/// How many elements to reserve for `count` announced ones, or an error if elements of a fixed
+/// size cannot all fit in what is left.
+#[inline]
+fn initial_capacity(
+    count: usize,
+    fixed_len: Option<usize>,
+    size_of: usize,
+    remaining: usize,
+    start: usize,
+) -> Result<usize, DecodeError> {
+    match fixed_len {
+        // Fixed-size elements must all fit in what is left; then the count is trustworthy.
+        Some(n) if count.saturating_mul(n) > remaining => Err(DecodeError::new(
+            DecodeErrorKind::CountExceedsRemaining {
+                count: count as u64,
+                remaining,
+            },
+            start,
+        )),
+        Some(_) => Ok(count),
+        None => Ok(count.min(PREALLOC_BYTES / size_of.max(1))),
+    }
 }
 
 #[inline]
@@ -40,25 +79,21 @@ fn decode_elements<T: Codec>(
     count: usize,
     start: usize,
 ) -> Result<Vec<T>, DecodeError> {
-    let capacity = match T::FIXED_LEN {
-        // Fixed-size elements must all fit in what is left; then the count is trustworthy.
-        Some(n) => {
-            if count.saturating_mul(n) > buf.remaining() {
-                return Err(DecodeError::new(
-                    DecodeErrorKind::CountExceedsRemaining {
-                        count: count as u64,
-                        remaining: buf.remaining(),
-                    },
-                    start,
-                ));
-            }
-            count
-        }
-        None => count.min(PREALLOC_BYTES / core::mem::size_of::<T>().max(1)),
-    };
+    let capacity = initial_capacity(
+        count,
+        T::FIXED_LEN,
+        core::mem::size_of::<T>(),
+        buf.remaining(),
+        start,
+    )?;
     let mut items = Vec::with_capacity(capacity);
-    for i in 0..count {
-        items.push(T::decode_value(buf, cx).map_err(|e| e.at_index(i))?);
+    let mut i = 0;
+    while i < count {
+        match T::decode_value(buf, cx) {
+            Ok(item) => items.push(item),
+            Err(e) => return Err(e.at_index(i)),
+        }
+        i += 1;
     }
     Ok(items)
 }

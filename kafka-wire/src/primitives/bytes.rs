@@ -81,12 +81,45 @@ pub(crate) fn write_len<B: BufMut>(
 
 /// Reads a prefix, `None` for null. The length is checked against the bytes left (for an array,
 /// each element takes at least one byte) before anything is allocated from it.
+///
+/// Inlined into every string, bytes and array field, so only the common case is here: a
+/// prefix that is all there and a length that fits. Everything else, errors included, goes
+/// through [`read_len_slow`], which starts over from the same position.
 #[inline]
 pub(crate) fn read_len(
     buf: &mut Bytes,
     cx: Ctx,
     kind: LenKind,
 ) -> Result<Option<usize>, DecodeError> {
+    // Prefix bytes and the length they give; a one-byte compact length is below 127 and a
+    // classic string length below 32768, so neither can break the string limit.
+    let (prefix, len): (usize, i64) = if cx.flexible {
+        match buf.first() {
+            Some(&b) if b < 0x80 => (1, i64::from(b) - 1),
+            _ => return read_len_slow(buf, cx, kind),
+        }
+    } else if kind == LenKind::String {
+        match buf.first_chunk::<2>() {
+            Some(b) => (2, i64::from(i16::from_be_bytes(*b))),
+            None => return read_len_slow(buf, cx, kind),
+        }
+    } else {
+        match buf.first_chunk::<4>() {
+            Some(b) => (4, i64::from(i32::from_be_bytes(*b))),
+            None => return read_len_slow(buf, cx, kind),
+        }
+    };
+    match usize::try_from(len) {
+        Ok(n) if n <= buf.remaining().saturating_sub(prefix) => {
+            buf.advance(prefix);
+            Ok(Some(n))
+        }
+        _ => read_len_slow(buf, cx, kind),
+    }
+}
+
+#[inline(never)]
+fn read_len_slow(buf: &mut Bytes, cx: Ctx, kind: LenKind) -> Result<Option<usize>, DecodeError> {
     let start = buf.remaining();
     let len: i64 = if cx.flexible {
         i64::from(get_uvarint(buf)?) - 1

@@ -5,7 +5,7 @@ use crate::{DecodeError, EncodeError};
 use bytes::{Buf, BufMut, Bytes};
 
 macro_rules! fixed {
-    ($($ty:ty => $put:ident, $get:ident;)*) => {$(
+    ($($ty:ty => $put:ident;)*) => {$(
         impl Codec for $ty {
             const FIXED_LEN: Option<usize> = Some(core::mem::size_of::<$ty>());
 
@@ -23,23 +23,28 @@ macro_rules! fixed {
             #[inline]
             fn decode_value(buf: &mut Bytes, _: Ctx) -> Result<Self, DecodeError> {
                 const N: usize = core::mem::size_of::<$ty>();
-                if buf.remaining() < N {
-                    return Err(DecodeError::eof(N, buf.remaining()));
+                // `Bytes` is one contiguous slice: a single bounds check, no fallback path.
+                match buf.first_chunk::<N>() {
+                    Some(bytes) => {
+                        let value = <$ty>::from_be_bytes(*bytes);
+                        buf.advance(N);
+                        Ok(value)
+                    }
+                    None => Err(DecodeError::eof(N, buf.remaining())),
                 }
-                Ok(buf.$get())
             }
         }
     )*};
 }
 
 fixed! {
-    i8 => put_i8, get_i8;
-    i16 => put_i16, get_i16;
-    u16 => put_u16, get_u16;
-    i32 => put_i32, get_i32;
-    u32 => put_u32, get_u32;
-    i64 => put_i64, get_i64;
-    f64 => put_f64, get_f64;
+    i8 => put_i8;
+    i16 => put_i16;
+    u16 => put_u16;
+    i32 => put_i32;
+    u32 => put_u32;
+    i64 => put_i64;
+    f64 => put_f64;
 }
 
 /// One byte; Kafka reads any non-zero byte as `true` and writes `1`.
@@ -59,9 +64,12 @@ impl Codec for bool {
 
     #[inline]
     fn decode_value(buf: &mut Bytes, _: Ctx) -> Result<Self, DecodeError> {
-        if !buf.has_remaining() {
-            return Err(DecodeError::eof(1, 0));
+        match buf.first() {
+            Some(&byte) => {
+                buf.advance(1);
+                Ok(byte != 0)
+            }
+            None => Err(DecodeError::eof(1, 0)),
         }
-        Ok(buf.get_u8() != 0)
     }
 }

@@ -20,11 +20,13 @@ impl Codec for Uuid {
 
     #[inline]
     fn decode_value(buf: &mut Bytes, _: Ctx) -> Result<Self, DecodeError> {
-        let mut raw = [0u8; 16];
-        if buf.remaining() < raw.len() {
-            return Err(DecodeError::eof(raw.len(), buf.remaining()));
+        match buf.first_chunk::<16>() {
+            Some(raw) => {
+                let uuid = Uuid::from_bytes(*raw);
+                buf.advance(16);
+                Ok(uuid)
+            }
+            None => Err(DecodeError::eof(16, buf.remaining())),
         }
-        buf.copy_to_slice(&mut raw);
-        Ok(Uuid::from_bytes(raw))
     }
 }

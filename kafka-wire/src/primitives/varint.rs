@@ -50,14 +50,20 @@ pub const fn uvarint_len(value: u32) -> usize {
 /// ```
 #[inline]
 pub fn get_uvarint(buf: &mut Bytes) -> Result<u32, DecodeError> {
-    let remaining = buf.remaining();
-    // One-byte varints are by far the most common: lengths and counts below 127.
+    // One-byte varints are by far the most common: lengths and counts below 127. Only this
+    // case is inlined into callers; the rest is one shared function.
     if let Some(&first) = buf.first() {
         if first < 0x80 {
             buf.advance(1);
             return Ok(u32::from(first));
         }
     }
+    get_uvarint_slow(buf)
+}
+
+#[inline(never)]
+fn get_uvarint_slow(buf: &mut Bytes) -> Result<u32, DecodeError> {
+    let remaining = buf.remaining();
     let mut value: u32 = 0;
     for i in 0..5u32 {
         let Some(&byte) = buf.get(i as usize) else {
