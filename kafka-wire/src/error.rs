@@ -118,6 +118,11 @@ pub enum DecodeErrorKind {
         /// The key read.
         key: i16,
     },
+    /// An API that exists but whose cargo feature this build of kafka-wire leaves out.
+    ApiNotEnabled {
+        /// The API key.
+        key: i16,
+    },
     /// A tagged field the struct does not know, in a struct with no place to keep it.
     UnknownTaggedField {
         /// Its tag.
@@ -165,6 +170,12 @@ impl fmt::Display for DecodeErrorKind {
                 write!(f, "frame size {size} is above the maximum {max}")
             }
             Self::UnknownApiKey { key } => write!(f, "unknown API key {key}"),
+            Self::ApiNotEnabled { key } => {
+                write!(
+                    f,
+                    "API key {key} is not enabled in this build (cargo feature off)"
+                )
+            }
             Self::UnknownTaggedField { tag } => {
                 write!(
                     f,
@@ -223,6 +234,12 @@ impl DecodeError {
             offset: None,
             path: Path::default(),
         }))
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn api_not_enabled(key: i16, remaining: usize) -> Self {
+        Self::new(DecodeErrorKind::ApiNotEnabled { key }, remaining)
     }
 
     #[cold]

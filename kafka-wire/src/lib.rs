@@ -48,8 +48,10 @@ extern crate self as kafka_wire;
 pub mod attributes;
 pub mod codec;
 mod error;
+mod fields;
 pub mod frame;
 pub mod messages;
+#[cfg(feature = "api-versions")]
 pub mod negotiate;
 mod primitives;
 pub mod records;
@@ -63,6 +65,7 @@ mod version;
 pub mod __private;
 
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+pub use crate::fields::{DefaultInfo, FieldInfo, Fields};
 pub use crate::primitives::varint;
 pub use crate::tagged::{RawTaggedField, UnknownTaggedFields};
 pub use crate::traits::{ApiMessage, Decode, Encode, Message};

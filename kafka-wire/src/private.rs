@@ -1,6 +1,7 @@
 //! Support for generated code only. Not part of the public API: it changes without notice.
 
 pub use crate::codec::{Codec, Ctx, NullableCodec};
+pub use crate::fields::{DefaultInfo, FieldInfo, Fields};
 pub use crate::tagged::{decode_tagged, TaggedLen, TaggedWriter};
 pub use crate::traits::{ApiMessage, Message};
 pub use crate::{DecodeError, EncodeError, UnknownTaggedFields, VersionRange};

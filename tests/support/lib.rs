@@ -5,11 +5,23 @@ pub mod generated;
 pub mod json;
 pub mod random;
 
+pub use generated::declared_messages;
+
 use bytes::Bytes;
 use kafka_wire::messages::write_txn_markers_request::*;
 use kafka_wire::messages::write_txn_markers_response::*;
 use kafka_wire::{KafkaString, RawTaggedField, UnknownTaggedFields};
 use serde_json::Value;
+
+/// What a generated message declares through the derive: `Message` (and `ApiMessage`)
+/// metadata and the `Fields` of each of its structs, top-level struct first.
+pub struct Declared {
+    pub name: &'static str,
+    pub api_key: Option<i16>,
+    pub versions: kafka_wire::VersionRange,
+    pub flexible: kafka_wire::VersionRange,
+    pub structs: Vec<(&'static str, &'static [kafka_wire::FieldInfo])>,
+}
 
 /// Lower-case hex of `bytes`.
 pub fn to_hex(bytes: &[u8]) -> String {

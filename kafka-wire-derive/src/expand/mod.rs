@@ -72,6 +72,9 @@ fn fallback(input: &syn::DeriveInput, is_top: bool) -> TokenStream {
                 ::core::unreachable!()
             }
         }
+        impl #impl_g #p::Fields for #ident #ty_g #where_g {
+            const FIELDS: &'static [#p::FieldInfo] = &[];
+        }
         impl #impl_g #p::NullableCodec for #ident #ty_g #where_g {
             fn encode_null<__B: #p::BufMut>(_: &mut __B, _: #p::Ctx) {
                 ::core::unreachable!()
@@ -96,6 +99,7 @@ fn expand_impls(msg: &Message) -> TokenStream {
     let encode = encode::expand_encode(msg);
     let size = size::expand_size(msg);
     let decode = decode::expand_decode(msg);
+    let infos = msg.fields.iter().map(field_info);
     let message = msg.top.as_ref().map(|top| {
         let name = ident.to_string();
         let versions = top.versions.range.to_tokens();
@@ -141,6 +145,11 @@ fn expand_impls(msg: &Message) -> TokenStream {
             }
         }
 
+        #[automatically_derived]
+        impl #p::Fields for #ident {
+            const FIELDS: &'static [#p::FieldInfo] = &[#(#infos),*];
+        }
+
         // Kafka writes a nullable struct as a presence byte (-1 null, 1 present) and the struct.
         #[automatically_derived]
         impl #p::NullableCodec for #ident {
@@ -165,6 +174,59 @@ fn expand_impls(msg: &Message) -> TokenStream {
         }
 
         #message
+    }
+}
+
+/// A field's `FieldInfo`: its attributes as the derive understood them.
+fn field_info(f: &Field) -> TokenStream {
+    let p = quote!(::kafka_wire::__private);
+    let name = f.name();
+    let versions = f.versions.range.to_tokens();
+    let nullable = f.nullable_range().to_tokens();
+    let tag = match &f.tag {
+        Some((t, _)) => quote!(::core::option::Option::Some(#t)),
+        None => quote!(::core::option::Option::None),
+    };
+    let tagged = f.tagged_range().to_tokens();
+    let flexible = match &f.flexible {
+        Some(s) => {
+            let r = s.range.to_tokens();
+            quote!(::core::option::Option::Some(#r))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let default = match f.default.as_ref().map(|d| &d.value) {
+        None => quote!(::core::option::Option::None),
+        Some(lit) => {
+            let value = match lit {
+                DefaultLit::Int(v) => {
+                    let abs = Literal::u128_unsuffixed(v.unsigned_abs());
+                    let sign = (*v < 0).then(|| quote!(-));
+                    quote!(#p::DefaultInfo::Int(#sign #abs))
+                }
+                DefaultLit::Float(v) => {
+                    let value = float_literal(*v);
+                    quote!(#p::DefaultInfo::Float(#value))
+                }
+                DefaultLit::Bool(b) => quote!(#p::DefaultInfo::Bool(#b)),
+                DefaultLit::Str(s) => quote!(#p::DefaultInfo::Str(#s)),
+                DefaultLit::Null => quote!(#p::DefaultInfo::Null),
+            };
+            quote!(::core::option::Option::Some(#value))
+        }
+    };
+    let ignorable = f.ignorable;
+    quote! {
+        #p::FieldInfo {
+            name: #name,
+            versions: #versions,
+            nullable: #nullable,
+            tag: #tag,
+            tagged: #tagged,
+            flexible: #flexible,
+            default: #default,
+            ignorable: #ignorable,
+        }
     }
 }
 

@@ -106,6 +106,13 @@ fn run(inputs: &[String], output: &Path, test_support: &Path) -> Result<usize, V
         return Err(errors);
     }
     render::write_all(&messages, output).map_err(|e| vec![e])?;
+    // kafka-wire/src/messages -> kafka-wire/Cargo.toml
+    let manifest = output
+        .parent()
+        .and_then(Path::parent)
+        .map(|crate_dir| crate_dir.join("Cargo.toml"))
+        .ok_or_else(|| vec![format!("{}: not inside a crate", output.display())])?;
+    render::write_features(&messages, &manifest).map_err(|e| vec![e])?;
     std::fs::write(test_support, render::render_json(&messages))
         .map_err(|e| vec![e.to_string()])?;
     render::rustfmt(&[test_support.to_path_buf()]).map_err(|e| vec![e])?;
