@@ -54,7 +54,7 @@ fn declared_default(d: Option<DefaultInfo>) -> Effective {
         None | Some(DefaultInfo::Int(0) | DefaultInfo::Bool(false) | DefaultInfo::Str("")) => {
             Effective::Zero
         }
-        Some(DefaultInfo::Float(f)) if f == 0.0 => Effective::Zero,
+        Some(DefaultInfo::Float(0.0)) => Effective::Zero,
         Some(DefaultInfo::Int(v)) => Effective::Int(v),
         Some(DefaultInfo::Float(f)) => Effective::Float(f.to_bits()),
         Some(DefaultInfo::Bool(true)) => Effective::True,
