@@ -1,6 +1,8 @@
 //! Arrays: an element count, then the elements.
 
-use super::bytes::{prefix_len, read_len, unexpected_null, write_len, LenKind};
+use super::bytes::{
+    add_len, prefix_len, read_len, size_overflow, unexpected_null, write_len, LenKind,
+};
 use crate::codec::{Codec, Ctx, NullableCodec};
 use crate::{DecodeError, DecodeErrorKind, EncodeError};
 use bytes::{Buf, BufMut, Bytes};
@@ -24,11 +26,11 @@ fn encode_elements<T: Codec, B: BufMut>(
 #[inline]
 fn elements_len<T: Codec>(items: &[T], cx: Ctx) -> Result<usize, EncodeError> {
     if let Some(n) = T::FIXED_LEN {
-        return Ok(n * items.len());
+        return n.checked_mul(items.len()).ok_or_else(size_overflow);
     }
     let mut total = 0usize;
     for (i, item) in items.iter().enumerate() {
-        total += item.value_len(cx).map_err(|e| e.at_index(i))?;
+        total = add_len(total, item.value_len(cx).map_err(|e| e.at_index(i))?)?;
     }
     Ok(total)
 }
@@ -54,7 +56,11 @@ fn decode_elements<T: Codec>(
             }
             count
         }
-        None => count.min(PREALLOC_BYTES / core::mem::size_of::<T>().max(1)),
+        None => count.min(
+            PREALLOC_BYTES
+                .checked_div(core::mem::size_of::<T>())
+                .unwrap_or(PREALLOC_BYTES),
+        ),
     };
     let mut items = Vec::with_capacity(capacity);
     for i in 0..count {
@@ -72,7 +78,10 @@ impl<T: Codec> Codec for Vec<T> {
 
     #[inline]
     fn value_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
-        Ok(prefix_len(cx, LenKind::Array, Some(self.len()))? + elements_len(self, cx)?)
+        add_len(
+            prefix_len(cx, LenKind::Array, Some(self.len()))?,
+            elements_len(self, cx)?,
+        )
     }
 
     #[inline]
