@@ -25,6 +25,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// Decoding reads untrusted input: no panicking index, arithmetic, unwrap or expect here.
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used
+)]
+
 use crate::messages::api::{ApiKey, RequestBody, ResponseBody};
 use crate::messages::{RequestHeader, ResponseHeader};
 use crate::{Decode, DecodeError, DecodeErrorKind, Encode, EncodeError, EncodeErrorKind};
@@ -37,10 +45,10 @@ pub const DEFAULT_MAX_FRAME_SIZE: usize = 100 * 1024 * 1024;
 /// or `None` while the frame is incomplete. A size above `max`, or negative, is an error before
 /// anything is buffered for it.
 pub fn split_frame(stream: &mut BytesMut, max: usize) -> Result<Option<Bytes>, DecodeError> {
-    let Some(prefix) = stream.get(..4) else {
+    let Some(&[b0, b1, b2, b3]) = stream.get(..4) else {
         return Ok(None);
     };
-    let size = i32::from_be_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]);
+    let size = i32::from_be_bytes([b0, b1, b2, b3]);
     let Ok(size) = usize::try_from(size) else {
         return Err(DecodeError::new(
             DecodeErrorKind::NegativeLength {
@@ -55,7 +63,7 @@ pub fn split_frame(stream: &mut BytesMut, max: usize) -> Result<Option<Bytes>, D
             DecodeError::new(DecodeErrorKind::FrameTooLarge { size, max }, stream.len()).at_start(),
         );
     }
-    if stream.len() - 4 < size {
+    if stream.len().saturating_sub(4) < size {
         return Ok(None);
     }
     stream.advance(4);
@@ -84,15 +92,15 @@ fn api_of(key: i16, version: i16, request: bool) -> Result<ApiKey, DecodeErrorKi
 #[inline]
 pub fn decode_request(mut frame: Bytes) -> Result<(RequestHeader, RequestBody), DecodeError> {
     let len = frame.len();
-    if len < 4 {
+    let Some(&[k0, k1, v0, v1]) = frame.get(..4) else {
         return Err(DecodeError::eof(4, len).at_start());
-    }
-    let key = i16::from_be_bytes([frame[0], frame[1]]);
-    let version = i16::from_be_bytes([frame[2], frame[3]]);
+    };
+    let key = i16::from_be_bytes([k0, k1]);
+    let version = i16::from_be_bytes([v0, v1]);
     let api = api_of(key, version, true).map_err(|kind| DecodeError::new(kind, len).at_start())?;
     let header = RequestHeader::decode(&mut frame, api.request_header_version(version))?;
     // Body errors are counted from the body; shift them to count from the frame.
-    let header_len = len - frame.len();
+    let header_len = len.saturating_sub(frame.len());
     let body = RequestBody::decode(api, &mut frame, version).map_err(|e| e.shifted(header_len))?;
     no_trailing(&frame, len)?;
     Ok((header, body))
@@ -109,7 +117,7 @@ pub fn decode_response(
     let len = frame.len();
     api_of(api.key(), version, false).map_err(|kind| DecodeError::new(kind, len).at_start())?;
     let header = ResponseHeader::decode(&mut frame, api.response_header_version(version))?;
-    let header_len = len - frame.len();
+    let header_len = len.saturating_sub(frame.len());
     let body = ResponseBody::decode(api, &mut frame, version).map_err(|e| e.shifted(header_len))?;
     no_trailing(&frame, len)?;
     Ok((header, body))
@@ -141,7 +149,10 @@ pub fn encode_request(
     }
     let version = header.request_api_version;
     let header_version = api.request_header_version(version);
-    let size = header.encoded_len(header_version)? + body.encoded_len(version)?;
+    let size = sum(
+        header.encoded_len(header_version)?,
+        body.encoded_len(version)?,
+    )?;
     buf.put_i32(frame_size(size)?);
     header.encode(buf, header_version)?;
     body.encode(buf, version)
@@ -156,10 +167,23 @@ pub fn encode_response(
     version: i16,
 ) -> Result<(), EncodeError> {
     let header_version = body.api_key().response_header_version(version);
-    let size = header.encoded_len(header_version)? + body.encoded_len(version)?;
+    let size = sum(
+        header.encoded_len(header_version)?,
+        body.encoded_len(version)?,
+    )?;
     buf.put_i32(frame_size(size)?);
     header.encode(buf, header_version)?;
     body.encode(buf, version)
+}
+
+/// The size of header and body together, refused when it does not fit a `usize`.
+fn sum(header: usize, body: usize) -> Result<usize, EncodeError> {
+    header.checked_add(body).ok_or_else(|| {
+        EncodeError::new(EncodeErrorKind::TooLong {
+            length: usize::MAX,
+            max: i32::MAX as usize,
+        })
+    })
 }
 
 fn frame_size(size: usize) -> Result<i32, EncodeError> {

@@ -4,6 +4,14 @@
 //! ascending tag order. Tags the struct does not know are kept as raw bytes, in the order they
 //! came, so that a proxy or a newer peer's message loses nothing on its way through.
 
+// Decoding reads untrusted input: no panicking index, arithmetic, unwrap or expect here.
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used
+)]
+
 use crate::primitives::varint::{get_uvarint, put_uvarint, uvarint_len};
 use crate::{DecodeError, DecodeErrorKind};
 use bytes::{Buf, BufMut, Bytes};
@@ -74,8 +82,8 @@ impl UnknownTaggedFields {
     fn wire_len(&self) -> usize {
         self.0
             .iter()
-            .map(|f| uvarint_len(f.tag) + uvarint_len(f.data.len() as u32) + f.data.len())
-            .sum()
+            .map(|f| field_len(f.tag, f.data.len()))
+            .fold(0, usize::saturating_add)
     }
 }
 
@@ -92,6 +100,15 @@ impl<'a> IntoIterator for &'a UnknownTaggedFields {
     fn into_iter(self) -> Self::IntoIter {
         self.0.iter()
     }
+}
+
+/// The wire size of one field: tag, size and data. Sizes saturate rather than wrap: no buffer
+/// comes near `usize::MAX`.
+#[inline]
+fn field_len(tag: u32, len: usize) -> usize {
+    uvarint_len(tag)
+        .saturating_add(uvarint_len(len as u32))
+        .saturating_add(len)
 }
 
 #[inline]
@@ -117,14 +134,14 @@ impl TaggedLen {
     /// Adds a known field of `len` bytes under `tag`.
     #[inline]
     pub fn field(&mut self, tag: u32, len: usize) {
-        self.count += 1;
-        self.bytes += uvarint_len(tag) + uvarint_len(len as u32) + len;
+        self.count = self.count.saturating_add(1);
+        self.bytes = self.bytes.saturating_add(field_len(tag, len));
     }
 
     /// The size of the whole section, count included.
     #[inline]
     pub fn finish(self) -> usize {
-        uvarint_len(self.count as u32) + self.bytes
+        uvarint_len(self.count as u32).saturating_add(self.bytes)
     }
 }
 
@@ -141,7 +158,7 @@ impl<'a> TaggedWriter<'a> {
         known: usize,
     ) -> Self {
         let unknown = unknown.map_or(&[][..], |u| u.as_slice());
-        put_uvarint(buf, (known + unknown.len()) as u32);
+        put_uvarint(buf, known.saturating_add(unknown.len()) as u32);
         TaggedWriter { unknown }
     }
 
@@ -238,7 +255,7 @@ fn decode_tagged_fields(
                     DecodeErrorKind::TaggedFieldSize {
                         tag,
                         declared: size,
-                        used: size - data.remaining(),
+                        used: size.saturating_sub(data.remaining()),
                     },
                     field_start,
                 ));

@@ -1,6 +1,8 @@
 //! Arrays: an element count, then the elements.
 
-use super::bytes::{prefix_len, read_len, unexpected_null, write_len, LenKind};
+use super::bytes::{
+    add_len, prefix_len, read_len, size_overflow, unexpected_null, write_len, LenKind,
+};
 use crate::codec::{Codec, Ctx, NullableCodec};
 use crate::{DecodeError, DecodeErrorKind, EncodeError};
 use bytes::{Buf, BufMut, Bytes};
@@ -10,40 +12,34 @@ use bytes::{Buf, BufMut, Bytes};
 const PREALLOC_BYTES: usize = 4096;
 
 // The element loops below are instantiated once per element type, hundreds of times across
-// the catalogue, so they avoid iterator adaptors and `map_err(..)?`, which multiply the code
-// the compiler backend has to chew through for no gain at run time.
+// the catalogue, so they use a plain `match` rather than `map_err(..)?`, which multiplies the
+// code the compiler backend has to chew through for no gain at run time.
 
 #[inline]
-#[allow(clippy::explicit_counter_loop)]
 fn encode_elements<T: Codec, B: BufMut>(
     items: &[T],
     buf: &mut B,
     cx: Ctx,
 ) -> Result<(), EncodeError> {
-    let mut i = 0;
-    for item in items {
+    for (i, item) in items.iter().enumerate() {
         if let Err(e) = item.encode_value(buf, cx) {
             return Err(e.at_index(i));
         }
-        i += 1;
     }
     Ok(())
 }
 
 #[inline]
-#[allow(clippy::explicit_counter_loop)]
 fn elements_len<T: Codec>(items: &[T], cx: Ctx) -> Result<usize, EncodeError> {
     if let Some(n) = T::FIXED_LEN {
-        return Ok(n * items.len());
+        return n.checked_mul(items.len()).ok_or_else(size_overflow);
     }
     let mut total = 0usize;
-    let mut i = 0;
-    for item in items {
+    for (i, item) in items.iter().enumerate() {
         match item.value_len(cx) {
-            Ok(n) => total += n,
+            Ok(n) => total = add_len(total, n)?,
             Err(e) => return Err(e.at_index(i)),
         }
-        i += 1;
     }
     Ok(total)
 }
@@ -68,7 +64,11 @@ fn initial_capacity(
             start,
         )),
         Some(_) => Ok(count),
-        None => Ok(count.min(PREALLOC_BYTES / size_of.max(1))),
+        None => Ok(count.min(
+            PREALLOC_BYTES
+                .checked_div(size_of)
+                .unwrap_or(PREALLOC_BYTES),
+        )),
     }
 }
 
@@ -87,13 +87,11 @@ fn decode_elements<T: Codec>(
         start,
     )?;
     let mut items = Vec::with_capacity(capacity);
-    let mut i = 0;
-    while i < count {
+    for i in 0..count {
         match T::decode_value(buf, cx) {
             Ok(item) => items.push(item),
             Err(e) => return Err(e.at_index(i)),
         }
-        i += 1;
     }
     Ok(items)
 }
@@ -107,7 +105,10 @@ impl<T: Codec> Codec for Vec<T> {
 
     #[inline]
     fn value_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
-        Ok(prefix_len(cx, LenKind::Array, Some(self.len()))? + elements_len(self, cx)?)
+        add_len(
+            prefix_len(cx, LenKind::Array, Some(self.len()))?,
+            elements_len(self, cx)?,
+        )
     }
 
     #[inline]

@@ -26,7 +26,7 @@ impl LenKind {
             LenKind::String => i16::MAX as usize,
             // Compact lengths are written as length + 1 in an unsigned varint that Kafka reads
             // into an `int`, so both forms stop at `i32::MAX - 1`.
-            LenKind::Bytes | LenKind::Array => i32::MAX as usize - 1,
+            LenKind::Bytes | LenKind::Array => (i32::MAX - 1) as usize,
         }
     }
 }
@@ -36,11 +36,26 @@ impl LenKind {
 pub(crate) fn prefix_len(cx: Ctx, kind: LenKind, len: Option<usize>) -> Result<usize, EncodeError> {
     match (cx.flexible, len) {
         (_, Some(len)) if len > kind.max() => Err(too_long(len, kind)),
-        (true, Some(len)) => Ok(uvarint_len(len as u32 + 1)),
+        // In range: `len` is at most `kind.max()`, below `i32::MAX`.
+        (true, Some(len)) => Ok(uvarint_len((len as u32).saturating_add(1))),
         (true, None) => Ok(1),
         (false, _) if kind == LenKind::String => Ok(2),
         (false, _) => Ok(4),
     }
+}
+
+/// `a + b` for sizes, an error where the sum does not fit a `usize`.
+#[inline]
+pub(crate) fn add_len(a: usize, b: usize) -> Result<usize, EncodeError> {
+    a.checked_add(b).ok_or_else(size_overflow)
+}
+
+#[cold]
+pub(crate) fn size_overflow() -> EncodeError {
+    EncodeError::new(EncodeErrorKind::TooLong {
+        length: usize::MAX,
+        max: usize::MAX,
+    })
 }
 
 #[cold]
@@ -72,7 +87,7 @@ pub(crate) fn write_len<B: BufMut>(
     }
     // Both casts are in range: `len` is at most `kind.max()`, below `i32::MAX`.
     match (cx.flexible, kind) {
-        (true, _) => put_uvarint(buf, len as u32 + 1),
+        (true, _) => put_uvarint(buf, (len as u32).saturating_add(1)),
         (false, LenKind::String) => buf.put_i16(len as i16),
         (false, _) => buf.put_i32(len as i32),
     }
@@ -95,7 +110,7 @@ pub(crate) fn read_len(
     // classic string length below 32768, so neither can break the string limit.
     let (prefix, len): (usize, i64) = if cx.flexible {
         match buf.first() {
-            Some(&b) if b < 0x80 => (1, i64::from(b) - 1),
+            Some(&b) if b < 0x80 => (1, i64::from(b).saturating_sub(1)),
             _ => return read_len_slow(buf, cx, kind),
         }
     } else if kind == LenKind::String {
@@ -122,7 +137,8 @@ pub(crate) fn read_len(
 fn read_len_slow(buf: &mut Bytes, cx: Ctx, kind: LenKind) -> Result<Option<usize>, DecodeError> {
     let start = buf.remaining();
     let len: i64 = if cx.flexible {
-        i64::from(get_uvarint(buf)?) - 1
+        // A `u32` less one: no overflow.
+        i64::from(get_uvarint(buf)?).saturating_sub(1)
     } else if kind == LenKind::String {
         i64::from(<i16 as Codec>::decode_value(buf, cx)?)
     } else {
@@ -206,7 +222,7 @@ macro_rules! byte_codec {
             #[inline]
             fn value_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
                 let len = $as_slice(self).len();
-                Ok(prefix_len(cx, LenKind::Bytes, Some(len))? + len)
+                add_len(prefix_len(cx, LenKind::Bytes, Some(len))?, len)
             }
 
             #[inline]

@@ -1,6 +1,8 @@
 //! Strings: `KafkaString` (zero-copy) and `String`.
 
-use super::bytes::{decode_bytes, encode_bytes, prefix_len, unexpected_null, write_len, LenKind};
+use super::bytes::{
+    add_len, decode_bytes, encode_bytes, prefix_len, unexpected_null, write_len, LenKind,
+};
 use crate::codec::{Codec, Ctx, NullableCodec};
 use crate::{DecodeError, DecodeErrorKind, EncodeError, KafkaString};
 use bytes::{Buf, BufMut, Bytes};
@@ -28,7 +30,7 @@ macro_rules! string_codec {
             #[inline]
             fn value_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
                 let len = self.as_bytes().len();
-                Ok(prefix_len(cx, LenKind::String, Some(len))? + len)
+                add_len(prefix_len(cx, LenKind::String, Some(len))?, len)
             }
 
             #[inline]

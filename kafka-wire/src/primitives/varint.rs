@@ -32,7 +32,7 @@ pub const fn uvarint_len(value: u32) -> usize {
         return 1;
     }
     // One byte per started group of 7 bits.
-    let bits = 32 - (value | 1).leading_zeros() as usize;
+    let bits = u32::BITS.saturating_sub((value | 1).leading_zeros()) as usize;
     bits.div_ceil(7)
 }
 
@@ -65,9 +65,9 @@ pub fn get_uvarint(buf: &mut Bytes) -> Result<u32, DecodeError> {
 fn get_uvarint_slow(buf: &mut Bytes) -> Result<u32, DecodeError> {
     let remaining = buf.remaining();
     let mut value: u32 = 0;
-    for i in 0..5u32 {
-        let Some(&byte) = buf.get(i as usize) else {
-            return Err(DecodeError::eof(i as usize + 1, remaining));
+    for (i, shift) in (0..5usize).zip((0u32..).step_by(7)) {
+        let Some(&byte) = buf.get(i) else {
+            return Err(DecodeError::eof(i.saturating_add(1), remaining));
         };
         if i == 4 {
             if byte & 0x80 != 0 {
@@ -77,9 +77,10 @@ fn get_uvarint_slow(buf: &mut Bytes) -> Result<u32, DecodeError> {
                 return Err(DecodeError::new(DecodeErrorKind::VarintOverflow, remaining));
             }
         }
-        value |= u32::from(byte & 0x7f) << (7 * i);
+        // The shift is at most 28 and the fifth byte holds 4 bits: nothing is shifted out.
+        value |= u32::from(byte & 0x7f).checked_shl(shift).unwrap_or(0);
         if byte & 0x80 == 0 {
-            buf.advance(i as usize + 1);
+            buf.advance(i.saturating_add(1));
             return Ok(value);
         }
     }
@@ -100,7 +101,7 @@ pub fn put_uvarlong<B: BufMut>(buf: &mut B, mut value: u64) {
 /// The number of bytes [`put_uvarlong`] writes for `value`.
 #[inline]
 pub const fn uvarlong_len(value: u64) -> usize {
-    let bits = 64 - (value | 1).leading_zeros() as usize;
+    let bits = u64::BITS.saturating_sub((value | 1).leading_zeros()) as usize;
     bits.div_ceil(7)
 }
 
@@ -118,9 +119,9 @@ pub const fn uvarlong_len(value: u64) -> usize {
 pub fn get_uvarlong(buf: &mut Bytes) -> Result<u64, DecodeError> {
     let remaining = buf.remaining();
     let mut value: u64 = 0;
-    for i in 0..10u32 {
-        let Some(&byte) = buf.get(i as usize) else {
-            return Err(DecodeError::eof(i as usize + 1, remaining));
+    for (i, shift) in (0..10usize).zip((0u32..).step_by(7)) {
+        let Some(&byte) = buf.get(i) else {
+            return Err(DecodeError::eof(i.saturating_add(1), remaining));
         };
         if i == 9 {
             if byte & 0x80 != 0 {
@@ -131,9 +132,10 @@ pub fn get_uvarlong(buf: &mut Bytes) -> Result<u64, DecodeError> {
                 return Err(DecodeError::new(DecodeErrorKind::VarintOverflow, remaining));
             }
         }
-        value |= u64::from(byte & 0x7f) << (7 * i);
+        // The shift is at most 63 and the tenth byte holds 1 bit: nothing is shifted out.
+        value |= u64::from(byte & 0x7f).checked_shl(shift).unwrap_or(0);
         if byte & 0x80 == 0 {
-            buf.advance(i as usize + 1);
+            buf.advance(i.saturating_add(1));
             return Ok(value);
         }
     }
@@ -168,7 +170,7 @@ pub const fn varint_len(value: i32) -> usize {
 #[inline]
 pub fn get_varint(buf: &mut Bytes) -> Result<i32, DecodeError> {
     let raw = get_uvarint(buf)?;
-    Ok(((raw >> 1) as i32) ^ -((raw & 1) as i32))
+    Ok(((raw >> 1) as i32) ^ ((raw & 1) as i32).wrapping_neg())
 }
 
 /// Writes `value` as a zigzag 64-bit varint (Kafka's `varlong`).
@@ -193,7 +195,7 @@ pub const fn varlong_len(value: i64) -> usize {
 #[inline]
 pub fn get_varlong(buf: &mut Bytes) -> Result<i64, DecodeError> {
     let raw = get_uvarlong(buf)?;
-    Ok(((raw >> 1) as i64) ^ -((raw & 1) as i64))
+    Ok(((raw >> 1) as i64) ^ ((raw & 1) as i64).wrapping_neg())
 }
 
 // The casts reinterpret bits; zigzag maps 0, -1, 1, -2, ... to 0, 1, 2, 3, ...
@@ -206,6 +208,13 @@ const fn zigzag64(value: i64) -> u64 {
 }
 
 #[cfg(test)]
+// Tests may panic on what they check.
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used
+)]
 mod tests {
     use super::*;
 

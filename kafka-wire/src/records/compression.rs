@@ -150,7 +150,7 @@ fn append_bounded(
         }
         if len > out.capacity() {
             let target = out.capacity().saturating_mul(2).clamp(len, limit);
-            out.reserve_exact(target - out.len());
+            out.reserve_exact(target.saturating_sub(out.len()));
         }
         out.extend_from_slice(chunk.get(..n).unwrap_or_default());
     }
@@ -204,7 +204,7 @@ mod snappy {
         let written = snap::raw::Decoder::new()
             .decompress(block, target)
             .map_err(|e| decompress_error(Compression::Snappy, e))?;
-        out.truncate(start + written);
+        out.truncate(start.saturating_add(written));
         Ok(())
     }
 
@@ -213,7 +213,9 @@ mod snappy {
     }
 
     pub(super) fn compress(data: &[u8]) -> Result<Vec<u8>, RecordsError> {
-        let mut out = Vec::with_capacity(16 + snap::raw::max_compress_len(data.len().min(BLOCK)));
+        let mut out = Vec::with_capacity(
+            snap::raw::max_compress_len(data.len().min(BLOCK)).saturating_add(16),
+        );
         out.extend_from_slice(XERIAL_MAGIC);
         out.extend_from_slice(&1i32.to_be_bytes());
         out.extend_from_slice(&1i32.to_be_bytes());
@@ -247,9 +249,80 @@ mod lz4 {
         }
         let flags = *data.get(4)?;
         let block_id = (*data.get(5)? >> 4) & 0x07;
-        let len = 7 + if flags & 0x08 != 0 { 8 } else { 0 } + if flags & 0x01 != 0 { 4 } else { 0 };
-        data.get(len - 1)?;
-        Some((len, 1usize << (8 + 2 * u32::from(block_id))))
+        let len: usize = match (flags & 0x08 != 0, flags & 0x01 != 0) {
+            (false, false) => 7,
+            (false, true) => 11,
+            (true, false) => 15,
+            (true, true) => 19,
+        };
+        data.get(len.saturating_sub(1))?;
+        // Ids 4 to 7 are 64 KiB to 4 MiB; the decoder refuses the others.
+        let shift = u32::from(block_id).saturating_mul(2).saturating_add(8);
+        Some((len, 1usize.checked_shl(shift).unwrap_or(usize::MAX)))
+    }
+
+    /// The legacy LZ4 frame magic; its blocks are 8 MiB.
+    const LEGACY_MAGIC: [u8; 4] = [0x02, 0x21, 0x4c, 0x18];
+
+    /// The most memory the decoder sets aside for any frame of `data`: the compressed block
+    /// buffer plus the output buffer (twice the block and a 64 KiB window for linked blocks).
+    /// `None` when there is no frame to walk; the walk stops where the framing breaks, which is
+    /// where the decoder stops too.
+    fn frames_cost(data: &[u8]) -> Option<usize> {
+        let mut at = 0usize;
+        let mut most: Option<usize> = None;
+        while let Some((cost, next)) = data.get(at..).filter(|r| !r.is_empty()).and_then(frame) {
+            most = most.max(cost);
+            match next {
+                Some(next) => at = at.saturating_add(next),
+                None => break,
+            }
+        }
+        most
+    }
+
+    /// The cost of the frame at the start of `data` (`None` for a skippable frame) and where
+    /// the next frame starts, if the frame's end was found.
+    fn frame(data: &[u8]) -> Option<(Option<usize>, Option<usize>)> {
+        let magic = data.get(..4)?;
+        if magic == LEGACY_MAGIC {
+            // Legacy frames run to the end of the input.
+            return Some((Some(2 * (8 << 20)), None));
+        }
+        if matches!(*magic, [m, 0x2a, 0x4d, 0x18] if m & 0xf0 == 0x50) {
+            // A skippable frame: a size, then that many bytes.
+            let size = u32::from_le_bytes(data.get(4..8)?.try_into().ok()?);
+            return Some((None, 8usize.checked_add(usize::try_from(size).ok()?)));
+        }
+        let (header_len, block) = header(data)?;
+        let flags = *data.get(4)?;
+        let linked = flags & 0x20 == 0;
+        let output = if linked {
+            block.saturating_mul(2).saturating_add(64 << 10)
+        } else {
+            block
+        };
+        let cost = block.saturating_add(output);
+        let block_checksum = if flags & 0x10 != 0 { 4 } else { 0 };
+        let mut pos = header_len;
+        let end = loop {
+            let Some(&[s0, s1, s2, s3]) = data.get(pos..pos.saturating_add(4)) else {
+                break None;
+            };
+            let size = u32::from_le_bytes([s0, s1, s2, s3]);
+            pos = pos.saturating_add(4);
+            if size == 0 {
+                break Some(pos.saturating_add(if flags & 0x04 != 0 { 4 } else { 0 }));
+            }
+            let Some(next) = usize::try_from(size & 0x7fff_ffff)
+                .ok()
+                .and_then(|len| pos.checked_add(len)?.checked_add(block_checksum))
+            else {
+                break None;
+            };
+            pos = next;
+        };
+        Some((Some(cost), end))
     }
 
     fn header_checksum(bytes: &[u8]) -> u8 {
@@ -262,20 +335,24 @@ mod lz4 {
         magic: i8,
         limit: usize,
     ) -> Result<Vec<u8>, RecordsError> {
-        let Some((header_len, block_size)) = header(data) else {
+        let Some((header_len, _)) = header(data) else {
             return Err(decompress_error(
                 Compression::Lz4,
                 "not an LZ4 frame header",
             ));
         };
-        // The decoder keeps a buffer of the declared block size.
-        if block_size > limit {
+        // The decoder sets aside buffers sized by each frame's declared block size before
+        // reading a block; check every frame's, not only the first one's.
+        if frames_cost(data).is_some_and(|cost| cost > limit) {
             return Err(over_limit(limit));
         }
         if magic == 0 {
             // Put the standard checksum in place of whatever Kafka 0.8/0.9 wrote.
             let mut head = data.get(..header_len).unwrap_or_default().to_vec();
-            let checksum = header_checksum(head.get(4..header_len - 1).unwrap_or_default());
+            let checksum = header_checksum(
+                head.get(4..header_len.saturating_sub(1))
+                    .unwrap_or_default(),
+            );
             if let Some(last) = head.last_mut() {
                 *last = checksum;
             }
@@ -304,8 +381,9 @@ mod lz4 {
         if magic == 0 {
             // Kafka 0.8/0.9 hashed the frame magic into the header checksum, and checks it so.
             if let Some((header_len, _)) = header(&out) {
-                let checksum = header_checksum(out.get(..header_len - 1).unwrap_or_default());
-                if let Some(byte) = out.get_mut(header_len - 1) {
+                let last = header_len.saturating_sub(1);
+                let checksum = header_checksum(out.get(..last).unwrap_or_default());
+                if let Some(byte) = out.get_mut(last) {
                     *byte = checksum;
                 }
             }
@@ -329,17 +407,148 @@ mod zstd {
         if descriptor & 0x20 == 0 {
             let window = *frame.get(5)?;
             let base = 1u64 << (10 + u32::from(window >> 3));
-            return Some(base + base / 8 * u64::from(window & 0x07));
+            return Some(base.saturating_add((base >> 3).saturating_mul(u64::from(window & 0x07))));
         }
         // Single segment: the window is the content size.
-        let dict_len = [0usize, 1, 2, 4][usize::from(descriptor & 0x03)];
-        let size_len = [1usize, 2, 4, 8][usize::from(descriptor >> 6)];
-        let start = 5 + dict_len;
-        let bytes = frame.get(start..start + size_len)?;
+        let dict_len = dict_id_len(descriptor);
+        let size_len = match descriptor >> 6 {
+            0 => 1,
+            1 => 2,
+            2 => 4,
+            _ => 8,
+        };
+        let start = dict_len.saturating_add(5);
+        let bytes = frame.get(start..start.saturating_add(size_len))?;
         let mut le = [0u8; 8];
         le.get_mut(..size_len)?.copy_from_slice(bytes);
         let size = u64::from_le_bytes(le);
-        Some(if size_len == 2 { size + 256 } else { size })
+        Some(if size_len == 2 {
+            size.saturating_add(256)
+        } else {
+            size
+        })
+    }
+
+    /// The length of the dictionary id field a frame header descriptor announces.
+    fn dict_id_len(descriptor: u8) -> usize {
+        match descriptor & 0x03 {
+            0 => 0,
+            1 => 1,
+            2 => 2,
+            _ => 4,
+        }
+    }
+
+    /// The most a block may decompress to (RFC 8878, Block_Maximum_Size, at its largest).
+    const MAX_BLOCK: usize = 128 << 10;
+
+    /// Walks the blocks of the frame at the start of `frame` and refuses one whose header
+    /// declares more literals, or more sequences, than a block can hold: the decoder reserves
+    /// room for both from those counts before decoding anything (12 bytes a sequence), so a
+    /// 20-byte block could otherwise make it set aside over 1 MiB. A sequence is at least
+    /// 3 bytes of output, hence at most `MAX_BLOCK / 3` of them. The walk ends quietly where
+    /// the frame is malformed; the decoder reports that.
+    fn check_blocks(frame: &[u8]) -> Result<(), RecordsError> {
+        let too_big = |what: &str| {
+            decompress_error(
+                Compression::Zstd,
+                alloc::format!("a block declares more {what} than a block can hold"),
+            )
+        };
+        let Some(descriptor) = frame.get(4).copied() else {
+            return Ok(());
+        };
+        if frame.get(..4) != Some(&[0x28, 0xb5, 0x2f, 0xfd][..]) {
+            return Ok(());
+        }
+        let single_segment = descriptor & 0x20 != 0;
+        let dict_len = dict_id_len(descriptor);
+        let size_len = match descriptor >> 6 {
+            0 => usize::from(single_segment),
+            1 => 2,
+            2 => 4,
+            _ => 8,
+        };
+        let mut at = dict_len
+            .saturating_add(size_len)
+            .saturating_add(5)
+            .saturating_add(usize::from(!single_segment));
+        loop {
+            let Some(&[b0, b1, b2]) = frame.get(at..at.saturating_add(3)) else {
+                return Ok(());
+            };
+            let header = u32::from_le_bytes([b0, b1, b2, 0]);
+            let last = header & 1 != 0;
+            let kind = (header >> 1) & 3;
+            let size = (header >> 3) as usize;
+            at = at.saturating_add(3);
+            if kind == 2 {
+                let Some(block) = frame.get(at..at.saturating_add(size)) else {
+                    return Ok(());
+                };
+                let Some((regenerated, literals_len)) = literals_header(block) else {
+                    return Ok(());
+                };
+                if regenerated > MAX_BLOCK {
+                    return Err(too_big("literals"));
+                }
+                let sequences = block.get(literals_len..).and_then(|s| match *s {
+                    [] => None,
+                    [0, ..] => Some(0),
+                    [n @ 1..=127, ..] => Some(usize::from(n)),
+                    [255, lo, hi, ..] => {
+                        Some((usize::from(lo) | usize::from(hi) << 8).saturating_add(0x7f00))
+                    }
+                    [n @ 128..=254, lo, ..] => Some(usize::from(n & 0x7f) << 8 | usize::from(lo)),
+                    _ => None,
+                });
+                if sequences.is_some_and(|n| n > MAX_BLOCK / 3) {
+                    return Err(too_big("sequences"));
+                }
+            }
+            // Raw and RLE blocks: the decoder checks their declared size itself.
+            at = at.saturating_add(if kind == 1 { 1 } else { size });
+            if last {
+                return Ok(());
+            }
+        }
+    }
+
+    /// A compressed block's literals section: the regenerated size and the section's length
+    /// (header and content) in the block.
+    fn literals_header(block: &[u8]) -> Option<(usize, usize)> {
+        let b = |i: usize| block.get(i).map(|&x| usize::from(x));
+        let b0 = b(0)?;
+        let kind = b0 & 3;
+        let format = (b0 >> 2) & 3;
+        if kind < 2 {
+            // Raw or RLE literals.
+            let (regenerated, header) = match format {
+                0 | 2 => (b0 >> 3, 1),
+                1 => ((b0 >> 4) | (b(1)? << 4), 2),
+                _ => ((b0 >> 4) | (b(1)? << 4) | (b(2)? << 12), 3),
+            };
+            let content = if kind == 0 { regenerated } else { 1 };
+            return Some((regenerated, content.saturating_add(header)));
+        }
+        let (regenerated, compressed, header) = match format {
+            0 | 1 => (
+                (b0 >> 4) | ((b(1)? & 0x3f) << 4),
+                (b(1)? >> 6) | (b(2)? << 2),
+                3,
+            ),
+            2 => (
+                (b0 >> 4) | (b(1)? << 4) | ((b(2)? & 3) << 12),
+                (b(2)? >> 2) | (b(3)? << 6),
+                4,
+            ),
+            _ => (
+                (b0 >> 4) | (b(1)? << 4) | ((b(2)? & 0x3f) << 12),
+                (b(2)? >> 6) | (b(3)? << 2) | (b(4)? << 10),
+                5,
+            ),
+        };
+        Some((regenerated, compressed.saturating_add(header)))
     }
 
     pub(super) fn decompress(data: &[u8], limit: usize) -> Result<Vec<u8>, RecordsError> {
@@ -350,6 +559,7 @@ mod zstd {
             if window_size(source).is_some_and(|w| w > max_window) {
                 return Err(over_limit(limit));
             }
+            check_blocks(source)?;
             let decoder = StreamingDecoder::new(&mut source)
                 .map_err(|e| decompress_error(Compression::Zstd, e))?;
             append_bounded(decoder, &mut out, limit, Compression::Zstd)?;

@@ -49,31 +49,31 @@ impl Cursor {
 
     pub(crate) fn i8(&mut self) -> Result<i8, RecordsError> {
         self.need(1)?;
-        self.pos += 1;
+        self.pos = self.pos.saturating_add(1);
         Ok(self.buf.get_i8())
     }
 
     pub(crate) fn i16(&mut self) -> Result<i16, RecordsError> {
         self.need(2)?;
-        self.pos += 2;
+        self.pos = self.pos.saturating_add(2);
         Ok(self.buf.get_i16())
     }
 
     pub(crate) fn i32(&mut self) -> Result<i32, RecordsError> {
         self.need(4)?;
-        self.pos += 4;
+        self.pos = self.pos.saturating_add(4);
         Ok(self.buf.get_i32())
     }
 
     pub(crate) fn u32(&mut self) -> Result<u32, RecordsError> {
         self.need(4)?;
-        self.pos += 4;
+        self.pos = self.pos.saturating_add(4);
         Ok(self.buf.get_u32())
     }
 
     pub(crate) fn i64(&mut self) -> Result<i64, RecordsError> {
         self.need(8)?;
-        self.pos += 8;
+        self.pos = self.pos.saturating_add(8);
         Ok(self.buf.get_i64())
     }
 
@@ -81,7 +81,9 @@ impl Cursor {
     pub(crate) fn varint(&mut self) -> Result<i32, RecordsError> {
         let before = self.buf.len();
         let value = varint::get_varint(&mut self.buf).map_err(|e| self.varint_error(e))?;
-        self.pos += before - self.buf.len();
+        self.pos = self
+            .pos
+            .saturating_add(before.saturating_sub(self.buf.len()));
         Ok(value)
     }
 
@@ -89,7 +91,9 @@ impl Cursor {
     pub(crate) fn varlong(&mut self) -> Result<i64, RecordsError> {
         let before = self.buf.len();
         let value = varint::get_varlong(&mut self.buf).map_err(|e| self.varint_error(e))?;
-        self.pos += before - self.buf.len();
+        self.pos = self
+            .pos
+            .saturating_add(before.saturating_sub(self.buf.len()));
         Ok(value)
     }
 

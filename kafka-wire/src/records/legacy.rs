@@ -116,7 +116,8 @@ pub(crate) fn decode(
         Some(c) if c != Compression::Zstd => c,
         _ => {
             return Err(
-                RecordsError::new(RecordsErrorKind::UnsupportedCompression { codec }).at(at + 17),
+                RecordsError::new(RecordsErrorKind::UnsupportedCompression { codec })
+                    .at(at.saturating_add(17)),
             )
         }
     };
@@ -315,8 +316,9 @@ fn write_message(out: &mut Vec<u8>, m: &Message) -> Result<(), RecordsError> {
             }
         }
     }
-    let crc = crc32(out.get(crc_at + 4..).unwrap_or_default());
-    if let Some(slot) = out.get_mut(crc_at..crc_at + 4) {
+    let crc_end = crc_at.saturating_add(4);
+    let crc = crc32(out.get(crc_end..).unwrap_or_default());
+    if let Some(slot) = out.get_mut(crc_at..crc_end) {
         slot.copy_from_slice(&crc.to_be_bytes());
     }
     Ok(())

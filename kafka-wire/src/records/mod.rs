@@ -27,6 +27,14 @@
 //! # Ok::<(), kafka_wire::records::RecordsError>(())
 //! ```
 
+// Decoding reads untrusted input: no panicking index, arithmetic, unwrap or expect here.
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used
+)]
+
 mod builder;
 mod checksum;
 mod compression;

@@ -85,7 +85,7 @@ impl RecordsReader {
         if rest.is_empty() {
             return None;
         }
-        let Some(size) = rest.get(8..LOG_OVERHEAD) else {
+        let Some(&[s0, s1, s2, s3]) = rest.get(8..LOG_OVERHEAD) else {
             self.truncated = Some(Truncated {
                 offset: at,
                 available: rest.len(),
@@ -93,7 +93,7 @@ impl RecordsReader {
             });
             return None;
         };
-        let size = i32::from_be_bytes([size[0], size[1], size[2], size[3]]);
+        let size = i32::from_be_bytes([s0, s1, s2, s3]);
         let Some(len) = usize::try_from(size)
             .ok()
             .filter(|&s| s >= MIN_SIZE)
@@ -103,7 +103,7 @@ impl RecordsReader {
                 size: size.into(),
                 min: MIN_SIZE,
             })
-            .at(at + 8)));
+            .at(at.saturating_add(8))));
         };
         if len > rest.len() {
             self.truncated = Some(Truncated {
@@ -113,14 +113,17 @@ impl RecordsReader {
             });
             return None;
         }
-        let batch = self.input.slice(at..at + len);
-        self.pos = at + len;
+        // `len` is at most what is left after `at`: the end is inside the input.
+        let end = at.saturating_add(len);
+        let batch = self.input.slice(at..end);
+        self.pos = end;
         let magic = batch.get(MAGIC_AT).map_or(-1, |&b| b as i8);
         Some(match magic {
             2 => v2::decode(batch, at, &self.limits),
             0 | 1 => legacy::decode(batch, at, &self.limits),
             magic => Err(
-                RecordsError::new(RecordsErrorKind::UnsupportedMagic { magic }).at(at + MAGIC_AT),
+                RecordsError::new(RecordsErrorKind::UnsupportedMagic { magic })
+                    .at(at.saturating_add(MAGIC_AT)),
             ),
         })
     }
@@ -139,7 +142,7 @@ impl Iterator for RecordsReader {
             Some(Ok(_)) => {}
         }
         let index = self.index;
-        self.index += 1;
+        self.index = self.index.saturating_add(1);
         item.map(|r| r.map_err(|e| e.in_batch(index)))
     }
 }

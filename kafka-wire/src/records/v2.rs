@@ -50,7 +50,7 @@ pub(crate) fn decode(
             expected: crc,
             actual,
         })
-        .at(at + CRC_START - 4));
+        .at(at.saturating_add(CRC_START - 4)));
     }
     let attributes_at = c.pos();
     let attributes = c.i16()?;
@@ -186,7 +186,7 @@ fn read_record(batch: &RecordBatch, c: &mut Cursor) -> Result<Record, RecordsErr
     if r.remaining() != 0 {
         return Err(RecordsError::new(RecordsErrorKind::RecordSizeMismatch {
             declared,
-            used: declared - r.remaining(),
+            used: declared.saturating_sub(r.remaining()),
         })
         .at(length_at));
     }
@@ -225,9 +225,9 @@ pub(crate) fn encode(batch: &RecordBatch, out: &mut Vec<u8>) -> Result<(), Recor
     if batch.compression != Compression::None {
         payload = compress(batch.compression, batch.magic, &payload)?;
     }
-    let size = to_i32(HEADER_LEN - LOG_OVERHEAD + payload.len())?;
+    let size = to_i32((HEADER_LEN - LOG_OVERHEAD).saturating_add(payload.len()))?;
     let start = out.len();
-    out.reserve(HEADER_LEN + payload.len());
+    out.reserve(HEADER_LEN.saturating_add(payload.len()));
     out.extend_from_slice(&batch.base_offset.to_be_bytes());
     out.extend_from_slice(&size.to_be_bytes());
     out.extend_from_slice(&batch.partition_leader_epoch.to_be_bytes());
@@ -243,8 +243,11 @@ pub(crate) fn encode(batch: &RecordBatch, out: &mut Vec<u8>) -> Result<(), Recor
     out.extend_from_slice(&batch.base_sequence.to_be_bytes());
     out.extend_from_slice(&count.to_be_bytes());
     out.extend_from_slice(&payload);
-    let crc = crc32c(out.get(start + CRC_START..).unwrap_or_default());
-    if let Some(slot) = out.get_mut(crc_at..crc_at + 4) {
+    let crc = crc32c(
+        out.get(start.saturating_add(CRC_START)..)
+            .unwrap_or_default(),
+    );
+    if let Some(slot) = out.get_mut(crc_at..crc_at.saturating_add(4)) {
         slot.copy_from_slice(&crc.to_be_bytes());
     }
     Ok(())
@@ -261,15 +264,24 @@ fn write_record(
         .checked_sub(batch.base_offset)
         .and_then(|d| i32::try_from(d).ok())
         .ok_or_else(overflow)?;
-    let timestamp_delta = record
-        .timestamp
-        .checked_sub(batch.base_timestamp)
-        .ok_or_else(|| RecordsError::new(RecordsErrorKind::TimestampOverflow))?;
+    let delta = record.timestamp.checked_sub(batch.base_timestamp);
+    let timestamp_delta = match batch.timestamp_type {
+        TimestampType::CreateTime => {
+            delta.ok_or_else(|| RecordsError::new(RecordsErrorKind::TimestampOverflow))?
+        }
+        // Readers take every record's timestamp from the batch's max timestamp and ignore the
+        // deltas, so a batch read with a max timestamp far from its base one (which gives each
+        // record that max timestamp) must still be writable: its delta is then written as 0.
+        TimestampType::LogAppendTime => delta.unwrap_or(0),
+    };
+    // A hint only: each length prefix takes at most 5 bytes.
+    let bytes_len = |b: Option<&Bytes>| b.map_or(1, |b| b.len().saturating_add(5));
     body.reserve(
-        1 + varlong_len(timestamp_delta)
-            + varint_len(offset_delta)
-            + record.key.as_ref().map_or(1, |k| 5 + k.len())
-            + record.value.as_ref().map_or(1, |v| 5 + v.len()),
+        varlong_len(timestamp_delta)
+            .saturating_add(varint_len(offset_delta))
+            .saturating_add(1)
+            .saturating_add(bytes_len(record.key.as_ref()))
+            .saturating_add(bytes_len(record.value.as_ref())),
     );
     body.push(0);
     put_varlong(body, timestamp_delta);

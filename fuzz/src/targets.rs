@@ -1,0 +1,617 @@
+//! The fuzz targets: what an input is decoded as, the seeds it starts from, and the checks.
+
+use crate::alloc_count::Region;
+use crate::catalogue;
+use crate::check::{
+    check_alloc, check_message, check_offset, guarded, hex, is_reflexive, Codec, Outcome, Property,
+    Violation,
+};
+use crate::records_fix;
+use bytes::{Bytes, BytesMut};
+use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
+use kafka_wire::messages::api::ApiKey;
+use kafka_wire::messages::RequestHeader;
+use kafka_wire::records::{
+    Compression, DecodeLimits, EndTxnMarker, Header, Record, RecordBatch, RecordBatchBuilder,
+    RecordsReader, TimestampType,
+};
+use kafka_wire::{Decode, Encode, KafkaString, Message, VersionRange};
+use kafka_wire_tests::random::{Random, Rng};
+use std::fmt;
+
+/// The decompression cap of the records targets; every compressed batch may add this much to
+/// the allocation bounds.
+pub const DECOMPRESSION_CAP: usize = 1 << 20;
+
+/// A message the fuzzer can decode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subject {
+    Request(ApiKey),
+    Response(ApiKey),
+    /// A header or data schema, by its index in [`catalogue::schemas`].
+    Schema(usize),
+}
+
+impl Subject {
+    pub fn name(self) -> String {
+        match self {
+            Subject::Request(api) => format!("{}Request", api.name()),
+            Subject::Response(api) => format!("{}Response", api.name()),
+            Subject::Schema(i) => catalogue::schemas()
+                .get(i)
+                .map_or_else(|| format!("schema {i}"), |s| s.0.to_owned()),
+        }
+    }
+
+    pub fn versions(self) -> VersionRange {
+        match self {
+            Subject::Request(api) => api.request_versions(),
+            Subject::Response(api) => api.response_versions(),
+            Subject::Schema(i) => catalogue::schemas()
+                .get(i)
+                .map_or(VersionRange::new(0, -1), |s| s.1),
+        }
+    }
+
+    /// Every message: requests, responses, then headers and data schemas.
+    pub fn every() -> Vec<Subject> {
+        let mut all: Vec<Subject> = ApiKey::ALL.iter().map(|&a| Subject::Request(a)).collect();
+        all.extend(ApiKey::ALL.iter().map(|&a| Subject::Response(a)));
+        all.extend((0..catalogue::schemas().len()).map(Subject::Schema));
+        all
+    }
+
+    /// Checks `input` as this message at `version`.
+    pub fn check(self, input: &[u8], version: i16) -> Result<Outcome, Violation> {
+        let checked = match self {
+            Subject::Request(api) => catalogue::check_request(api, input, version),
+            Subject::Response(api) => catalogue::check_response(api, input, version),
+            Subject::Schema(i) => catalogue::check_schema(i, input, version),
+        };
+        checked.unwrap_or(Ok(Outcome::Rejected))
+    }
+
+    /// A random value encoded at `version`.
+    pub fn random(self, r: &mut Rng, version: i16) -> Option<Vec<u8>> {
+        let mut buf = BytesMut::new();
+        match self {
+            Subject::Request(api) => catalogue::random_request(api, r, version)?
+                .encode(&mut buf, version)
+                .ok()?,
+            Subject::Response(api) => catalogue::random_response(api, r, version)?
+                .encode(&mut buf, version)
+                .ok()?,
+            Subject::Schema(i) => return catalogue::random_schema(i, r, version),
+        }
+        Some(buf.to_vec())
+    }
+
+    /// The 5-byte prefix naming this message and version in the `all` target's inputs.
+    pub fn prefix(self, version: i16) -> [u8; 5] {
+        let (tag, key) = match self {
+            Subject::Request(api) => (0, api.key()),
+            Subject::Response(api) => (1, api.key()),
+            Subject::Schema(i) => (2, i as i16),
+        };
+        let [k0, k1] = key.to_be_bytes();
+        let [v0, v1] = version.to_be_bytes();
+        [tag, k0, k1, v0, v1]
+    }
+
+    /// Reads a prefix written by [`prefix`](Self::prefix).
+    pub fn from_prefix(prefix: &[u8]) -> Option<(Subject, i16)> {
+        let &[tag, k0, k1, v0, v1] = prefix.get(..5)? else {
+            return None;
+        };
+        let key = i16::from_be_bytes([k0, k1]);
+        let version = i16::from_be_bytes([v0, v1]);
+        let subject = match tag {
+            0 => Subject::Request(ApiKey::from_key(key)?),
+            1 => Subject::Response(ApiKey::from_key(key)?),
+            2 => Subject::Schema(usize::try_from(key).ok()?),
+            _ => return None,
+        };
+        Some((subject, version))
+    }
+}
+
+/// Properties 2 to 5 for one message type at one version.
+pub fn check_type<M>(input: &[u8], version: i16) -> Result<Outcome, Violation>
+where
+    M: Message + PartialEq + fmt::Debug,
+{
+    check_message(
+        input,
+        &Codec {
+            decode: |b: Bytes| M::decode_exact(b, version),
+            encode: |v: &M, buf: &mut BytesMut| v.encode(buf, version),
+            encoded_len: |v: &M| v.encoded_len(version),
+        },
+    )
+}
+
+/// What a target decodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// One message at one version.
+    Message(Subject, i16),
+    /// A records field read with `RecordsReader`; seeds use this codec.
+    Records(Compression),
+    /// A request frame: `split_frame`, then `decode_request`.
+    RequestFrame,
+    /// Every message at every version; an input starts with a 5-byte [`Subject::prefix`].
+    All,
+}
+
+/// A named fuzz target.
+#[derive(Clone, Debug)]
+pub struct Target {
+    pub name: String,
+    pub kind: Kind,
+}
+
+fn snake(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+impl Target {
+    fn message(subject: Subject, version: i16) -> Target {
+        Target {
+            name: format!("{}_v{version}", snake(&subject.name())),
+            kind: Kind::Message(subject, version),
+        }
+    }
+
+    /// Every target, flagships first, `all` last.
+    pub fn every() -> Vec<Target> {
+        let mut targets = Vec::new();
+        let mut both_ends = |subject: Subject, versions: &[i16]| {
+            for &v in versions {
+                targets.push(Target::message(subject, v));
+            }
+        };
+        for api in [
+            ApiKey::Produce,
+            ApiKey::Fetch,
+            ApiKey::Metadata,
+            ApiKey::SaslAuthenticate,
+        ] {
+            for subject in [Subject::Request(api), Subject::Response(api)] {
+                let range = subject.versions();
+                let (Some(lo), Some(hi)) = (range.start(), range.end()) else {
+                    continue;
+                };
+                both_ends(subject, &[lo, hi]);
+            }
+        }
+        let txn = ApiKey::WriteTxnMarkers;
+        both_ends(Subject::Request(txn), &[0, 1, 2]);
+        both_ends(Subject::Response(txn), &[0, 1, 2]);
+        both_ends(Subject::Request(ApiKey::ApiVersions), &[0, 3]);
+        both_ends(Subject::Response(ApiKey::ApiVersions), &[0, 3]);
+        for codec in CODECS {
+            targets.push(Target {
+                name: format!("records_{codec}"),
+                kind: Kind::Records(codec),
+            });
+        }
+        targets.push(Target {
+            name: "request_frame".into(),
+            kind: Kind::RequestFrame,
+        });
+        targets.push(Target {
+            name: "all".into(),
+            kind: Kind::All,
+        });
+        targets
+    }
+
+    pub fn by_name(name: &str) -> Option<Target> {
+        Target::every().into_iter().find(|t| t.name == name)
+    }
+
+    /// Bytes at the start of an input that mutations leave alone.
+    pub fn prefix_len(&self) -> usize {
+        match self.kind {
+            Kind::All => 5,
+            _ => 0,
+        }
+    }
+
+    /// Checks one input; a broken property is the error.
+    pub fn run(&self, input: &[u8]) -> Result<Outcome, Violation> {
+        guarded(|| match self.kind {
+            Kind::Message(subject, version) => subject.check(input, version),
+            Kind::Records(_) => check_records(input),
+            Kind::RequestFrame => check_frame(input),
+            Kind::All => match Subject::from_prefix(input) {
+                Some((subject, version)) => subject.check(&input[5..], version),
+                None => Ok(Outcome::Rejected),
+            },
+        })
+    }
+
+    /// Repairs what mutation breaks but the decoder must get past to reach deeper code: the
+    /// checksums of record batches.
+    pub fn fix_up(&self, input: &mut [u8]) {
+        if let Kind::Records(_) = self.kind {
+            records_fix::fix_checksums(input);
+        }
+    }
+
+    /// The starting inputs: golden vectors and random values of the target's messages.
+    pub fn seeds(&self) -> Vec<Vec<u8>> {
+        match self.kind {
+            Kind::Message(subject, version) => {
+                let mut seeds = golden_messages(&subject.name(), version);
+                let mut r = Rng::new(0x5eed ^ version as u64);
+                seeds.extend((0..48).filter_map(|_| subject.random(&mut r, version)));
+                seeds
+            }
+            Kind::Records(codec) => record_seeds(codec),
+            Kind::RequestFrame => frame_seeds(),
+            Kind::All => {
+                let mut seeds = Vec::new();
+                let mut r = Rng::new(0xa11);
+                for subject in Subject::every() {
+                    for version in versions_of(subject.versions()) {
+                        let mut bodies = golden_messages(&subject.name(), version);
+                        bodies.extend((0..3).filter_map(|_| subject.random(&mut r, version)));
+                        for body in bodies {
+                            let mut input = subject.prefix(version).to_vec();
+                            input.extend_from_slice(&body);
+                            seeds.push(input);
+                        }
+                    }
+                }
+                seeds
+            }
+        }
+    }
+
+    /// Valid inputs for the corpus: for `all`, one per message and version; otherwise a few.
+    pub fn valid_inputs(&self) -> Vec<Vec<u8>> {
+        match self.kind {
+            Kind::All => {
+                let mut out = Vec::new();
+                let mut r = Rng::new(0xc0de);
+                for subject in Subject::every() {
+                    for version in versions_of(subject.versions()) {
+                        // The shortest of a few random values keeps the file small.
+                        let shortest = (0..4)
+                            .filter_map(|_| subject.random(&mut r, version))
+                            .min_by_key(Vec::len);
+                        if let Some(body) = shortest {
+                            let mut input = subject.prefix(version).to_vec();
+                            input.extend_from_slice(&body);
+                            out.push(input);
+                        }
+                    }
+                }
+                out
+            }
+            _ => {
+                let mut seeds = self.seeds();
+                seeds.sort_by_key(Vec::len);
+                seeds.dedup();
+                seeds
+                    .into_iter()
+                    .filter(|s| matches!(self.run(s), Ok(Outcome::Decoded)))
+                    .take(4)
+                    .collect()
+            }
+        }
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+fn versions_of(range: VersionRange) -> Vec<i16> {
+    match (range.start(), range.end()) {
+        (Some(lo), Some(hi)) => (lo..=hi).collect(),
+        _ => Vec::new(),
+    }
+}
+
+const CODECS: [Compression; 5] = [
+    Compression::None,
+    Compression::Gzip,
+    Compression::Snappy,
+    Compression::Lz4,
+    Compression::Zstd,
+];
+
+/// Golden vectors of `message` at `version`, from every vector file.
+fn golden_messages(message: &str, version: i16) -> Vec<Vec<u8>> {
+    kafka_wire_tests::catalogue_vectors()
+        .iter()
+        .chain(kafka_wire_tests::write_txn_markers_vectors())
+        .filter(|v| v.message == message && v.version == version)
+        .map(|v| v.bytes.clone())
+        .collect()
+}
+
+fn record_seeds(codec: Compression) -> Vec<Vec<u8>> {
+    let golden: serde_json::Value =
+        serde_json::from_str(include_str!("../../tests/golden/records.json")).unwrap_or_default();
+    let wanted = codec.to_string();
+    let mut seeds: Vec<Vec<u8>> = golden
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|v| {
+            let c = v["codec"].as_str().unwrap_or_default();
+            c == wanted || (codec == Compression::None && c == "mixed")
+        })
+        .filter_map(|v| v["hex"].as_str().map(kafka_wire_tests::from_hex))
+        .collect();
+    let mut r = Rng::new(0x7ec0 ^ u64::from(codec.bits()));
+    let magics: &[i8] = if codec == Compression::Zstd {
+        &[2]
+    } else {
+        &[2, 1, 0]
+    };
+    for &magic in magics {
+        for n in u64::from(magic < 2)..4 {
+            let records: Vec<Record> = (0..n).map(|i| random_record(&mut r, magic, i)).collect();
+            let mut builder = RecordBatchBuilder::new()
+                .magic(magic)
+                .compression(codec)
+                .base_offset(r.below(1 << 40) as i64)
+                .records(records);
+            if magic == 2 && r.one_in(2) {
+                builder = builder
+                    .producer(r.below(1 << 20) as i64, 3, 7)
+                    .transactional(true);
+            }
+            if magic > 0 && r.one_in(3) {
+                builder = builder.timestamp_type(TimestampType::LogAppendTime);
+            }
+            if let Ok(records) = builder.encode() {
+                seeds.push(records.into_bytes().to_vec());
+            }
+        }
+    }
+    if codec == Compression::None {
+        let marker = EndTxnMarker {
+            commit: true,
+            coordinator_epoch: 5,
+        }
+        .batch(100, 1_700_000_000_000, 3, 4000, 1);
+        if let Ok(records) = marker.encode() {
+            seeds.push(records.into_bytes().to_vec());
+        }
+    }
+    // Two batches back to back.
+    if let (Some(a), Some(b)) = (seeds.first().cloned(), seeds.last().cloned()) {
+        seeds.push([a, b].concat());
+    }
+    seeds
+}
+
+fn random_record(r: &mut Rng, magic: i8, i: u64) -> Record {
+    let mut record = Record::new(
+        (!r.one_in(3)).then(|| Bytes::random(r, 0, false)),
+        (!r.one_in(4)).then(|| Bytes::random(r, 0, false)),
+    )
+    .with_timestamp(if magic == 0 {
+        -1
+    } else {
+        1_700_000_000_000 + i as i64 * 7
+    });
+    if magic == 2 {
+        for _ in 0..r.below(3) {
+            record.headers.push(Header::new(
+                KafkaString::random(r, 0, false),
+                (!r.one_in(3)).then(|| Bytes::random(r, 0, false)),
+            ));
+        }
+    }
+    record
+}
+
+fn frame_seeds() -> Vec<Vec<u8>> {
+    let mut seeds = Vec::new();
+    let mut r = Rng::new(0xf4a3e);
+    for &api in ApiKey::ALL {
+        for version in versions_of(api.request_versions()) {
+            let Some(body) = catalogue::random_request(api, &mut r, version) else {
+                continue;
+            };
+            let header_version = api.request_header_version(version);
+            let flexible = RequestHeader::FLEXIBLE_VERSIONS.contains(header_version);
+            let mut header = RequestHeader::random(&mut r, header_version, flexible);
+            header.request_api_key = api.key();
+            header.request_api_version = version;
+            let mut wire = BytesMut::new();
+            if frame::encode_request(&mut wire, &header, &body).is_ok() {
+                seeds.push(wire.to_vec());
+            }
+        }
+    }
+    seeds
+}
+
+/// The number of compressed batches in a records field, each of which may decompress to
+/// [`DECOMPRESSION_CAP`].
+fn compressed_batches(input: &[u8]) -> usize {
+    records_fix::batches(input)
+        .filter(|b| {
+            let attributes = match b.magic {
+                2 => b.bytes.get(22),
+                _ => b.bytes.get(17),
+            };
+            attributes.is_some_and(|a| a & 0x07 != 0)
+        })
+        .count()
+}
+
+fn check_records(input: &[u8]) -> Result<Outcome, Violation> {
+    let bytes = Bytes::copy_from_slice(input);
+    let compressed = compressed_batches(input);
+    let limits = DecodeLimits {
+        max_decompressed: DECOMPRESSION_CAP,
+    };
+    let region = Region::new();
+    let mut batches = Vec::new();
+    let mut error = None;
+    for item in RecordsReader::new(bytes).with_limits(limits) {
+        match item {
+            Ok(batch) => batches.push(batch),
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        }
+    }
+    let usage = region.usage();
+    crate::check::note_usage(usage);
+    let extra = if compressed > 0 { DECOMPRESSION_CAP } else { 0 };
+    check_alloc(usage, input.len(), extra, DECOMPRESSION_CAP * compressed)?;
+    if let Some(e) = &error {
+        if !e.in_decompressed() {
+            match e.offset() {
+                Some(offset) if offset <= input.len() => {}
+                Some(offset) => {
+                    return Err(Violation::new(
+                        Property::Offset,
+                        format!(
+                            "offset {offset} past the input's {} bytes: {e}",
+                            input.len()
+                        ),
+                    ))
+                }
+                None => {}
+            }
+        }
+    }
+    for batch in &batches {
+        round_trip_batch(batch, limits)?;
+    }
+    Ok(if error.is_some() || batches.is_empty() {
+        Outcome::Rejected
+    } else {
+        Outcome::Decoded
+    })
+}
+
+fn round_trip_batch(batch: &RecordBatch, limits: DecodeLimits) -> Result<(), Violation> {
+    let fail = |p: Property, what: String| Err(Violation::new(p, what));
+    let first = match batch.encode() {
+        Ok(records) => records.into_bytes(),
+        Err(e) => {
+            return fail(
+                Property::RoundTrip,
+                format!("a decoded batch does not encode: {e}"),
+            )
+        }
+    };
+    let mut reader = RecordsReader::new(first.clone()).with_limits(limits);
+    let again: Result<Vec<RecordBatch>, _> = reader.by_ref().collect();
+    let again = match again {
+        Ok(again) => again,
+        Err(e) => {
+            return fail(
+                Property::RoundTrip,
+                format!(
+                    "the encoding does not read back: {e}; encoding {}",
+                    hex(&first)
+                ),
+            )
+        }
+    };
+    if again.len() != 1 || again[0] != *batch || reader.truncated_tail().is_some() {
+        return fail(
+            Property::RoundTrip,
+            format!("decoded {batch:?}\nread back {again:?}"),
+        );
+    }
+    match again[0].encode() {
+        Ok(second) if second.as_bytes() == &first => Ok(()),
+        Ok(second) => fail(
+            Property::Reencode,
+            format!("first {}\nsecond {}", hex(&first), hex(second.as_bytes())),
+        ),
+        Err(e) => fail(
+            Property::RoundTrip,
+            format!("re-read batch does not encode: {e}"),
+        ),
+    }
+}
+
+fn check_frame(input: &[u8]) -> Result<Outcome, Violation> {
+    let mut stream = BytesMut::from(input);
+    let region = Region::new();
+    let decoded = frame::split_frame(&mut stream, DEFAULT_MAX_FRAME_SIZE)
+        .and_then(|f| f.map(frame::decode_request).transpose());
+    let usage = region.usage();
+    crate::check::note_usage(usage);
+    check_alloc(usage, input.len(), 0, 0)?;
+    let (header, body) = match decoded {
+        Err(e) => {
+            check_offset(&e, input.len())?;
+            return Ok(Outcome::Rejected);
+        }
+        Ok(None) => return Ok(Outcome::Rejected),
+        Ok(Some(pair)) => pair,
+    };
+    let encode = |h: &RequestHeader, b: &_| {
+        let mut wire = BytesMut::new();
+        frame::encode_request(&mut wire, h, b).map(|()| wire)
+    };
+    let mut first = encode(&header, &body).map_err(|e| {
+        Violation::new(
+            Property::RoundTrip,
+            format!("a decoded frame does not encode: {e}"),
+        )
+    })?;
+    let snapshot = first.clone().freeze();
+    let again = frame::split_frame(&mut first, DEFAULT_MAX_FRAME_SIZE)
+        .and_then(|f| f.map(frame::decode_request).transpose());
+    let (header2, body2) = match again {
+        Ok(Some(pair)) => pair,
+        other => {
+            return Err(Violation::new(
+                Property::RoundTrip,
+                format!(
+                    "the encoding does not read back: {other:?}; {}",
+                    hex(&snapshot)
+                ),
+            ))
+        }
+    };
+    if header2 != header || (is_reflexive(&body) && body2 != body) {
+        return Err(Violation::new(
+            Property::RoundTrip,
+            format!("decoded {header:?} {body:?}\nread back {header2:?} {body2:?}"),
+        ));
+    }
+    let second = encode(&header2, &body2).map_err(|e| {
+        Violation::new(
+            Property::RoundTrip,
+            format!("re-read frame does not encode: {e}"),
+        )
+    })?;
+    if second.freeze() != snapshot {
+        return Err(Violation::new(
+            Property::Reencode,
+            "the frame encodes differently the second time",
+        ));
+    }
+    Ok(Outcome::Decoded)
+}
