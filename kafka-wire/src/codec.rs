@@ -13,12 +13,26 @@ pub struct Ctx {
     pub version: i16,
     /// Whether this version uses compact lengths and tagged-field sections.
     pub flexible: bool,
+    /// Strict decoding: also refuse what Kafka's own reader lets through, namely varints
+    /// longer than they need to be and tagged fields that are not in increasing tag order.
+    pub strict: bool,
 }
 
 impl Ctx {
     /// A context for `version`, flexible or not.
     pub const fn new(version: i16, flexible: bool) -> Self {
-        Ctx { version, flexible }
+        Ctx {
+            version,
+            flexible,
+            strict: false,
+        }
+    }
+
+    /// The same context, decoding strictly or not.
+    #[inline]
+    #[must_use]
+    pub const fn with_strict(self, strict: bool) -> Self {
+        Ctx { strict, ..self }
     }
 
     /// The same context with flexibility overridden, for a field whose flexible versions
@@ -58,22 +72,39 @@ pub trait Codec: Sized {
 /// Strings, bytes, records and arrays spell null as a length of -1 (0 in compact form); a
 /// struct is preceded by a byte, -1 for null and 1 for present.
 pub trait NullableCodec: Codec {
-    /// Writes a null.
-    fn encode_null<B: BufMut>(buf: &mut B, cx: Ctx);
+    /// Writes a null. By default, a struct's null: the byte -1.
+    #[inline]
+    fn encode_null<B: BufMut>(buf: &mut B, _cx: Ctx) {
+        buf.put_i8(-1);
+    }
 
     /// The size of a null.
-    fn null_len(cx: Ctx) -> usize;
+    #[inline]
+    fn null_len(_cx: Ctx) -> usize {
+        1
+    }
 
-    /// Writes a present value in a version where the field is nullable.
+    /// Writes a present value in a version where the field is nullable. By default, a
+    /// struct's: the byte 1, then the value.
+    #[inline]
     fn encode_present<B: BufMut>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
+        buf.put_i8(1);
         self.encode_value(buf, cx)
     }
 
     /// The size of a present value in a version where the field is nullable.
+    #[inline]
     fn present_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
-        self.value_len(cx)
+        match self.value_len(cx) {
+            Ok(n) => Ok(n.saturating_add(1)),
+            Err(e) => Err(e),
+        }
     }
 
-    /// Reads a value or a null.
-    fn decode_nullable(buf: &mut Bytes, cx: Ctx) -> Result<Option<Self>, DecodeError>;
+    /// Reads a value or a null. By default, a struct's: a negative presence byte is a null,
+    /// as Kafka's reader has it.
+    #[inline]
+    fn decode_nullable(buf: &mut Bytes, cx: Ctx) -> Result<Option<Self>, DecodeError> {
+        crate::__private::decode_struct_nullable(buf, cx)
+    }
 }

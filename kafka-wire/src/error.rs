@@ -126,6 +126,16 @@ pub enum DecodeErrorKind {
         /// The key read.
         key: i16,
     },
+    /// Strict decoding: a varint encoded in more bytes than its value needs.
+    NonMinimalVarint,
+    /// Strict decoding: a tagged field whose tag is not above the one before it (a duplicate
+    /// or out of order).
+    TaggedFieldsOutOfOrder {
+        /// The tag before.
+        previous: u32,
+        /// This tag.
+        tag: u32,
+    },
     /// An API that exists but whose cargo feature this build of kafka-wire leaves out.
     ApiNotEnabled {
         /// The API key.
@@ -178,6 +188,13 @@ impl fmt::Display for DecodeErrorKind {
                 write!(f, "frame size {size} is above the maximum {max}")
             }
             Self::UnknownApiKey { key } => write!(f, "unknown API key {key}"),
+            Self::NonMinimalVarint => f.write_str("varint longer than its value needs (strict)"),
+            Self::TaggedFieldsOutOfOrder { previous, tag } => {
+                write!(
+                    f,
+                    "tagged field {tag} after {previous}: tags must increase (strict)"
+                )
+            }
             Self::ApiNotEnabled { key } => {
                 write!(
                     f,

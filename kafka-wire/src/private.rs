@@ -120,16 +120,6 @@ pub fn at_field<E: WithPath>(e: E, ty: &'static str, field: &'static str) -> E {
     e.with_field(ty, field)
 }
 
-/// Writes a struct in a version where its field is nullable: a presence byte, then the struct.
-pub fn encode_struct_present<T: Codec, B: BufMut>(
-    value: &T,
-    buf: &mut B,
-    cx: Ctx,
-) -> Result<(), EncodeError> {
-    buf.put_i8(1);
-    value.encode_value(buf, cx)
-}
-
 /// Unknown tagged fields can only be written in flexible versions; elsewhere they would be lost.
 #[cold]
 #[inline(never)]

@@ -12,7 +12,8 @@
     clippy::expect_used
 )]
 
-use crate::primitives::varint::{get_uvarint, put_uvarint, uvarint_len};
+use crate::codec::Ctx;
+use crate::primitives::varint::{get_uvarint_in, put_uvarint, uvarint_len};
 use crate::{DecodeError, DecodeErrorKind};
 use bytes::{Buf, BufMut, Bytes};
 
@@ -206,6 +207,7 @@ fn write_raw<B: BufMut>(buf: &mut B, field: &RawTaggedField) {
 #[inline]
 pub fn decode_tagged(
     buf: &mut Bytes,
+    cx: Ctx,
     unknown: Option<&mut UnknownTaggedFields>,
     known: &mut dyn FnMut(u32, &mut Bytes) -> Result<bool, DecodeError>,
 ) -> Result<(), DecodeError> {
@@ -214,16 +216,17 @@ pub fn decode_tagged(
         buf.advance(1);
         return Ok(());
     }
-    decode_tagged_fields(buf, unknown, known)
+    decode_tagged_fields(buf, cx, unknown, known)
 }
 
 fn decode_tagged_fields(
     buf: &mut Bytes,
+    cx: Ctx,
     mut unknown: Option<&mut UnknownTaggedFields>,
     known: &mut dyn FnMut(u32, &mut Bytes) -> Result<bool, DecodeError>,
 ) -> Result<(), DecodeError> {
     let start = buf.remaining();
-    let count = get_uvarint(buf)?;
+    let count = get_uvarint_in(buf, cx)?;
     // Each field takes at least two bytes (tag and size).
     if count as usize > buf.remaining() / 2 {
         return Err(DecodeError::new(
@@ -234,10 +237,20 @@ fn decode_tagged_fields(
             start,
         ));
     }
+    let mut previous: Option<u32> = None;
     for _ in 0..count {
         let field_start = buf.remaining();
-        let tag = get_uvarint(buf)?;
-        let size = get_uvarint(buf)? as usize;
+        let tag = get_uvarint_in(buf, cx)?;
+        if cx.strict {
+            if let Some(previous) = previous.filter(|&p| tag <= p) {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::TaggedFieldsOutOfOrder { previous, tag },
+                    field_start,
+                ));
+            }
+            previous = Some(tag);
+        }
+        let size = get_uvarint_in(buf, cx)? as usize;
         if size > buf.remaining() {
             return Err(DecodeError::new(
                 DecodeErrorKind::LengthExceedsRemaining {

@@ -110,19 +110,43 @@ pub trait Decode: Sized {
         let mut buf: Bytes = input.into();
         let len = buf.len();
         let value = Self::decode(&mut buf, version)?;
-        if buf.has_remaining() {
-            let count = buf.remaining();
-            return Err(
-                DecodeError::new(DecodeErrorKind::TrailingBytes { count }, count).at_input_len(len),
-            );
-        }
+        no_trailing_bytes(&buf, len)?;
         Ok(value)
     }
+
+    /// Reads a message that must use every byte of `input`, strictly: also refusing varints
+    /// longer than they need to be ([`NonMinimalVarint`](DecodeErrorKind::NonMinimalVarint))
+    /// and tagged fields whose tags do not increase
+    /// ([`TaggedFieldsOutOfOrder`](DecodeErrorKind::TaggedFieldsOutOfOrder)). Kafka's own
+    /// reader accepts both; a proxy that must forward only canonical bytes wants neither.
+    ///
+    /// ```
+    /// use kafka_wire::messages::WriteTxnMarkersResponse;
+    /// use kafka_wire::{Decode, DecodeErrorKind};
+    ///
+    /// // Version 1, an empty markers array written as the two-byte varint `81 00`.
+    /// const PADDED: &[u8] = &[0x81, 0x00, 0x00];
+    /// assert!(WriteTxnMarkersResponse::decode_exact(PADDED, 1).is_ok());
+    /// let err = WriteTxnMarkersResponse::decode_strict(PADDED, 1).unwrap_err();
+    /// assert_eq!(err.kind(), &DecodeErrorKind::NonMinimalVarint);
+    /// ```
+    fn decode_strict(input: impl Into<Bytes>, version: i16) -> Result<Self, DecodeError>;
 
     /// Copies `input` and reads a message that must use all of it.
     fn from_slice(input: &[u8], version: i16) -> Result<Self, DecodeError> {
         Self::decode_exact(Bytes::copy_from_slice(input), version)
     }
+}
+
+/// A message that must end where the input does.
+fn no_trailing_bytes(rest: &Bytes, len: usize) -> Result<(), DecodeError> {
+    if rest.has_remaining() {
+        let count = rest.remaining();
+        return Err(
+            DecodeError::new(DecodeErrorKind::TrailingBytes { count }, count).at_input_len(len),
+        );
+    }
+    Ok(())
 }
 
 /// The context to encode `version` of the message `name` in.
@@ -188,13 +212,26 @@ impl<M: Message> Encode for M {
 impl<M: Message> Decode for M {
     #[inline]
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        decode_in::<M>(buf, version, false)
+    }
+
+    fn decode_strict(input: impl Into<Bytes>, version: i16) -> Result<Self, DecodeError> {
+        let mut buf: Bytes = input.into();
         let len = buf.len();
-        let Some(cx) = context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS) else {
-            return Err(unsupported_decode(version, M::VERSIONS, M::NAME, len));
-        };
-        match M::decode_value(buf, cx) {
-            Ok(value) => Ok(value),
-            Err(e) => Err(leaving_message(e, M::NAME, len)),
-        }
+        let value = decode_in::<M>(&mut buf, version, true)?;
+        no_trailing_bytes(&buf, len)?;
+        Ok(value)
+    }
+}
+
+#[inline]
+fn decode_in<M: Message>(buf: &mut Bytes, version: i16, strict: bool) -> Result<M, DecodeError> {
+    let len = buf.len();
+    let Some(cx) = context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS) else {
+        return Err(unsupported_decode(version, M::VERSIONS, M::NAME, len));
+    };
+    match M::decode_value(buf, cx.with_strict(strict)) {
+        Ok(value) => Ok(value),
+        Err(e) => Err(leaving_message(e, M::NAME, len)),
     }
 }

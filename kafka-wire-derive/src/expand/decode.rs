@@ -46,13 +46,13 @@ pub fn expand_decode(msg: &Message) -> TokenStream {
         if tagged.is_empty() {
             return quote! {
                 if __cx.flexible {
-                    #p::decode_tagged(__buf, #sink, &mut #p::no_known_tags)?;
+                    #p::decode_tagged(__buf, __cx, #sink, &mut #p::no_known_tags)?;
                 }
             };
         }
         quote! {
             if __cx.flexible {
-                #p::decode_tagged(__buf, #sink, &mut |__tag: ::core::primitive::u32, __data: &mut #p::Bytes| -> ::core::result::Result<::core::primitive::bool, #p::DecodeError> {
+                #p::decode_tagged(__buf, __cx, #sink, &mut |__tag: ::core::primitive::u32, __data: &mut #p::Bytes| -> ::core::result::Result<::core::primitive::bool, #p::DecodeError> {
                     match __tag {
                         #(#arms)*
                         _ => ::core::result::Result::Ok(false),

@@ -75,17 +75,7 @@ fn fallback(input: &syn::DeriveInput, is_top: bool) -> TokenStream {
         impl #impl_g #p::Fields for #ident #ty_g #where_g {
             const FIELDS: &'static [#p::FieldInfo] = &[];
         }
-        impl #impl_g #p::NullableCodec for #ident #ty_g #where_g {
-            fn encode_null<__B: #p::BufMut>(_: &mut __B, _: #p::Ctx) {
-                ::core::unreachable!()
-            }
-            fn null_len(_: #p::Ctx) -> ::core::primitive::usize {
-                ::core::unreachable!()
-            }
-            fn decode_nullable(_: &mut #p::Bytes, _: #p::Ctx) -> ::core::result::Result<::core::option::Option<Self>, #p::DecodeError> {
-                ::core::unreachable!()
-            }
-        }
+        impl #impl_g #p::NullableCodec for #ident #ty_g #where_g {}
         #message
     }
 }
@@ -150,28 +140,10 @@ fn expand_impls(msg: &Message) -> TokenStream {
             const FIELDS: &'static [#p::FieldInfo] = &[#(#infos),*];
         }
 
-        // Kafka writes a nullable struct as a presence byte (-1 null, 1 present) and the struct.
+        // A nullable struct is a presence byte (-1 null, 1 present) and the struct: the
+        // trait's default methods.
         #[automatically_derived]
-        impl #p::NullableCodec for #ident {
-            fn encode_null<__B: #p::BufMut>(__buf: &mut __B, _: #p::Ctx) {
-                __buf.put_i8(-1);
-            }
-            #[inline]
-            fn null_len(_: #p::Ctx) -> ::core::primitive::usize {
-                1
-            }
-            fn encode_present<__B: #p::BufMut>(&self, __buf: &mut __B, __cx: #p::Ctx) -> ::core::result::Result<(), #p::EncodeError> {
-                #p::encode_struct_present(self, __buf, __cx)
-            }
-            #[inline]
-            fn present_len(&self, __cx: #p::Ctx) -> ::core::result::Result<::core::primitive::usize, #p::EncodeError> {
-                ::core::result::Result::Ok(1 + #p::Codec::value_len(self, __cx)?)
-            }
-            #[inline]
-            fn decode_nullable(__buf: &mut #p::Bytes, __cx: #p::Ctx) -> ::core::result::Result<::core::option::Option<Self>, #p::DecodeError> {
-                #p::decode_struct_nullable(__buf, __cx)
-            }
-        }
+        impl #p::NullableCodec for #ident {}
 
         #message
     }

@@ -4,7 +4,7 @@
 //! `i32`, -1 meaning null. Flexible versions use an unsigned varint of length + 1, 0 meaning
 //! null.
 
-use super::varint::{get_uvarint, put_uvarint, uvarint_len};
+use super::varint::{get_uvarint_in, put_uvarint, uvarint_len};
 use crate::codec::{Codec, Ctx, NullableCodec};
 use crate::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Records};
 use bytes::{Buf, BufMut, Bytes};
@@ -138,7 +138,7 @@ fn read_len_slow(buf: &mut Bytes, cx: Ctx, kind: LenKind) -> Result<Option<usize
     let start = buf.remaining();
     let len: i64 = if cx.flexible {
         // A `u32` less one: no overflow.
-        i64::from(get_uvarint(buf)?).saturating_sub(1)
+        i64::from(get_uvarint_in(buf, cx)?).saturating_sub(1)
     } else if kind == LenKind::String {
         i64::from(<i16 as Codec>::decode_value(buf, cx)?)
     } else {
@@ -236,6 +236,17 @@ macro_rules! byte_codec {
         }
 
         impl NullableCodec for $ty {
+            // Present values look like non-nullable ones; only the null differs.
+            #[inline]
+            fn encode_present<B: BufMut>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
+                self.encode_value(buf, cx)
+            }
+
+            #[inline]
+            fn present_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
+                self.value_len(cx)
+            }
+
             fn encode_null<B: BufMut>(buf: &mut B, cx: Ctx) {
                 // A null prefix never fails.
                 let _ = write_len(buf, cx, LenKind::Bytes, None);

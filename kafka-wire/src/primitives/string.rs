@@ -44,6 +44,17 @@ macro_rules! string_codec {
         }
 
         impl NullableCodec for $ty {
+            // Present values look like non-nullable ones; only the null differs.
+            #[inline]
+            fn encode_present<B: BufMut>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
+                self.encode_value(buf, cx)
+            }
+
+            #[inline]
+            fn present_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
+                self.value_len(cx)
+            }
+
             fn encode_null<B: BufMut>(buf: &mut B, cx: Ctx) {
                 // A null prefix never fails.
                 let _ = write_len(buf, cx, LenKind::String, None);

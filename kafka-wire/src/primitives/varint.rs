@@ -61,6 +61,18 @@ pub fn get_uvarint(buf: &mut Bytes) -> Result<u32, DecodeError> {
     get_uvarint_slow(buf)
 }
 
+/// [`get_uvarint`] under `cx`: in strict mode, a varint longer than its value needs (`80 00`
+/// for 0, say) is refused.
+#[inline]
+pub(crate) fn get_uvarint_in(buf: &mut Bytes, cx: crate::codec::Ctx) -> Result<u32, DecodeError> {
+    let before = buf.len();
+    let value = get_uvarint(buf)?;
+    if cx.strict && before.saturating_sub(buf.len()) != uvarint_len(value) {
+        return Err(DecodeError::new(DecodeErrorKind::NonMinimalVarint, before));
+    }
+    Ok(value)
+}
+
 #[inline(never)]
 fn get_uvarint_slow(buf: &mut Bytes) -> Result<u32, DecodeError> {
     let remaining = buf.remaining();
