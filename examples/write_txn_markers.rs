@@ -2,6 +2,7 @@
 //! decoded back and compared.
 //!
 //! Run with `cargo run --example write_txn_markers`.
+#![forbid(unsafe_code)]
 
 use kafka_wire::messages::write_txn_markers_request::{
     WritableTxnMarker, WritableTxnMarkerTopic, WriteTxnMarkersRequest,

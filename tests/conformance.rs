@@ -7,6 +7,7 @@
 //! the merged schemas (not from the attributes it renders); the declarations come from the
 //! derive's reading of those attributes. A hand edit of a message, a derive that misreads
 //! `"1+"`, or a generator that renders a range wrongly shows up here.
+#![forbid(unsafe_code)]
 
 use kafka_wire::{DefaultInfo, FieldInfo, VersionRange};
 use kafka_wire_tests::{declared_messages, Declared};

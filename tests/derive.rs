@@ -1,5 +1,6 @@
 //! Behaviour of derived codecs: version rules, defaults, nullability, ignorable fields and the
 //! per-field flexible override, checked on hand-computed bytes.
+#![forbid(unsafe_code)]
 
 use bytes::Bytes;
 use kafka_wire::messages::write_txn_markers_request::{WritableTxnMarker, WriteTxnMarkersRequest};

@@ -1,4 +1,5 @@
 //! Frames: size prefix, header version rules, maximum size and trailing bytes.
+#![forbid(unsafe_code)]
 
 use bytes::{BufMut, Bytes, BytesMut};
 use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};

@@ -1,5 +1,6 @@
 //! Golden vectors: bytes written by independent implementations (see `tests/golden/*.py`).
 //! For each: decode == expected value, encode == bytes, `encoded_len` == length, nothing left.
+#![forbid(unsafe_code)]
 
 use bytes::Bytes;
 use kafka_wire::{Decode, Encode, Message};

@@ -1,5 +1,6 @@
 //! Hostile input: truncations, forged lengths and counts, bad varints, bad UTF-8 and random
 //! bytes all end in a typed error that names the field, never in a panic.
+#![forbid(unsafe_code)]
 
 use bytes::Bytes;
 use kafka_wire::messages::{WriteTxnMarkersRequest, WriteTxnMarkersResponse};

@@ -1,5 +1,6 @@
 //! Record batches against kafka-python's and kio's bytes (`tests/golden/records.json`), and round
 //! trips of the builder through every codec and magic.
+#![forbid(unsafe_code)]
 
 use bytes::Bytes;
 use kafka_wire::records::{

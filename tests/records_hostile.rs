@@ -3,6 +3,7 @@
 //!
 //! One test function only: the counters are process-wide, so a second test running on another
 //! thread would blur them.
+#![forbid(unsafe_code)]
 
 use bytes::Bytes;
 use kafka_wire::records::{

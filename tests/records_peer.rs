@@ -5,6 +5,7 @@
 //! The inputs are seeded random batches: null and empty keys and values, headers with null
 //! values, timestamps far apart, transactional and idempotent producers. Header keys are
 //! distinct within a record because kafka-protocol keeps headers in a map.
+#![forbid(unsafe_code)]
 
 use bytes::{Bytes, BytesMut};
 use indexmap::IndexMap;

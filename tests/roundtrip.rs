@@ -1,5 +1,6 @@
 //! Property round trips for every version: encode, check the computed size against the bytes
 //! written, decode, compare.
+#![forbid(unsafe_code)]
 
 use bytes::{Bytes, BytesMut};
 use kafka_wire::messages::write_txn_markers_request::*;

@@ -1,6 +1,7 @@
 //! Strict decoding (`Decode::decode_strict`): what Kafka's reader lets through and strict mode
 //! refuses (non-minimal varints, tagged fields out of order or repeated, trailing bytes), and
 //! that canonical encodings, including every golden vector, read the same in both modes.
+#![forbid(unsafe_code)]
 
 use kafka_wire::messages::{WriteTxnMarkersRequest, WriteTxnMarkersResponse};
 use kafka_wire::{Decode, DecodeErrorKind, Encode, RawTaggedField, UnknownTaggedFields};

@@ -1,5 +1,6 @@
 //! Tagged fields: written only when not default, in ascending tag order, merged with the unknown
 //! ones, which survive decode -> encode byte for byte (order and duplicates kept).
+#![forbid(unsafe_code)]
 
 use bytes::Bytes;
 use kafka_wire::{

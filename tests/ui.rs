@@ -3,6 +3,7 @@
 //! Diagnostics drift between compiler versions, so the cases run only on the toolchain in
 //! `rust-toolchain.toml`. Regenerate with `TRYBUILD=overwrite cargo test -p kafka-wire-tests
 //! --test ui` and review the diff.
+#![forbid(unsafe_code)]
 
 #[test]
 fn ui() {

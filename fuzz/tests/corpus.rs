@@ -4,6 +4,7 @@
 //!
 //! One test function only: the allocation counters are per thread, but the known-reproducer
 //! checks read them right after each input, so keeping one flow keeps that simple.
+#![forbid(unsafe_code)]
 
 use bytes::Bytes;
 use kafka_wire::messages::{MetadataResponse, WriteTxnMarkersRequest};

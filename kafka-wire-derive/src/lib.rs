@@ -2,6 +2,7 @@
 //!
 //! This crate is an implementation detail of `kafka-wire`, which re-exports the derive and
 //! documents its attributes (`kafka_wire::attributes`).
+#![forbid(unsafe_code)]
 
 mod attr;
 mod ctxt;

@@ -2,6 +2,7 @@
 //! run, so the two can be compared as a ratio on whatever machine runs it.
 //!
 //! `cargo bench -p kafka-wire-tests --bench codec`
+#![forbid(unsafe_code)]
 
 use bytes::{Bytes, BytesMut};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};

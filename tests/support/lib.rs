@@ -1,5 +1,6 @@
 //! Shared support for the integration tests: hex, golden-vector loading, and building message
 //! values from the JSON the golden-vector scripts write.
+#![forbid(unsafe_code)]
 
 pub mod generated;
 pub mod json;

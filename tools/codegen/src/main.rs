@@ -12,6 +12,7 @@
 //! into one struct per schema struct, each field carrying the versions in which it exists.
 //! Where two folders define the same version differently the generator stops, unless the
 //! difference is listed in [`RESOLVED`].
+#![forbid(unsafe_code)]
 
 mod merge;
 mod render;
