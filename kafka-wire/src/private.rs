@@ -88,12 +88,6 @@ pub fn decode_struct_nullable<T: Codec>(
     }
 }
 
-/// A struct field in a version where it may not be null, received as null.
-#[cold]
-pub fn struct_unexpected_null(cx: Ctx, remaining: usize) -> DecodeError {
-    unexpected_null(cx, remaining)
-}
-
 /// Errors that carry a field path.
 pub trait WithPath {
     /// Adds `ty.field` as the next outer step of the path.
