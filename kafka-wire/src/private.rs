@@ -7,7 +7,6 @@ pub use crate::traits::{ApiMessage, Message};
 pub use crate::{DecodeError, EncodeError, UnknownTaggedFields, VersionRange};
 pub use bytes::{BufMut, Bytes};
 
-use crate::primitives::bytes::unexpected_null;
 use crate::EncodeErrorKind;
 use bytes::Buf;
 
