@@ -16,5 +16,6 @@
 #![forbid(unsafe_code)]
 
 pub mod cluster;
+pub mod errors;
 pub mod storage;
 pub mod trace;
