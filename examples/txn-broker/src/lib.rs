@@ -17,5 +17,6 @@
 
 pub mod cluster;
 pub mod errors;
+pub mod leader;
 pub mod storage;
 pub mod trace;

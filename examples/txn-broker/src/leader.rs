@@ -1,0 +1,395 @@
+//! Partition leaders: the partitions one broker leads, each an append-only log of RecordBatch
+//! v2 bytes with the producer state derived from it.
+//!
+//! The leader answers Produce (offsets assigned here, idempotence and zombie fencing),
+//! WriteTxnMarkers (phase 2 of a transaction: one control batch per partition that has the
+//! transaction open, retries and stale markers answered without writing), Fetch (up to the high
+//! watermark, or to the last stable offset with the aborted transactions for read_committed)
+//! and ListOffsets. A leader change is the new leader loading the same log file.
+
+mod log;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+use std::io;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use kafka_wire::messages::fetch_response::{
+    AbortedTransaction, FetchableTopicResponse, PartitionData,
+};
+use kafka_wire::messages::list_offsets_response::{
+    ListOffsetsPartitionResponse, ListOffsetsTopicResponse,
+};
+use kafka_wire::messages::produce_response::{PartitionProduceResponse, TopicProduceResponse};
+use kafka_wire::messages::write_txn_markers_response::{
+    WritableTxnMarkerPartitionResult, WritableTxnMarkerResult, WritableTxnMarkerTopicResult,
+};
+use kafka_wire::messages::{
+    FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse, ProduceRequest,
+    ProduceResponse, WriteTxnMarkersRequest, WriteTxnMarkersResponse,
+};
+use kafka_wire::records::RecordBatch;
+use kafka_wire::{KafkaString, Records};
+
+use crate::cluster::{BrokerId, Cluster, TopicPartition};
+use crate::errors;
+use crate::storage::Storage;
+use crate::trace;
+use log::{MarkerOutcome, MarkerRequest, Partition};
+
+/// Which listener a request came in on. WriteTxnMarkers is only accepted on InterBroker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listener {
+    Client,
+    InterBroker,
+}
+
+/// ListOffsets: the special timestamps.
+const LATEST: i64 = -1;
+const EARLIEST: i64 = -2;
+const MAX_TIMESTAMP: i64 = -3;
+const EARLIEST_LOCAL: i64 = -4;
+
+/// Fetch and ListOffsets isolation level 1.
+const READ_COMMITTED: i8 = 1;
+
+/// All partitions one broker leads.
+pub struct Leaders {
+    broker: BrokerId,
+    who: String,
+    storage: Box<dyn Storage>,
+    /// The cluster of the last `sync`, to tell unknown partitions from those led elsewhere.
+    cluster: Option<Cluster>,
+    partitions: BTreeMap<TopicPartition, Partition>,
+    /// A fixed clock (milliseconds) when set; otherwise the system clock is read.
+    now_ms: Option<u64>,
+}
+
+impl Leaders {
+    /// A broker that leads nothing until [`sync`](Self::sync).
+    pub fn new(broker: BrokerId, storage: Box<dyn Storage>) -> Self {
+        Leaders {
+            broker,
+            who: format!("broker {broker} leader"),
+            storage,
+            cluster: None,
+            partitions: BTreeMap::new(),
+            now_ms: None,
+        }
+    }
+
+    /// Fixes the time stamped on transaction markers and log-append-time batches (the
+    /// simulation passes its own clock); until called, the system clock is used.
+    pub fn set_time(&mut self, now_ms: u64) {
+        self.now_ms = Some(now_ms);
+    }
+
+    fn now(&self) -> i64 {
+        let ms = self.now_ms.unwrap_or_else(|| {
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64)
+        });
+        i64::try_from(ms).unwrap_or(i64::MAX)
+    }
+
+    /// Brings the led set in line with `cluster`: loads (from storage, rebuilding producer
+    /// state from the log) every partition `cluster` says this broker now leads, forgets the
+    /// ones it no longer leads. Unknown partitions => UNKNOWN_TOPIC_OR_PARTITION, partitions
+    /// led elsewhere => NOT_LEADER_OR_FOLLOWER.
+    pub fn sync(&mut self, cluster: &Cluster) -> io::Result<()> {
+        let led: Vec<TopicPartition> = cluster.led_by(self.broker).cloned().collect();
+        let before = self.partitions.len();
+        self.partitions.retain(|tp, _| led.contains(tp));
+        if self.partitions.len() != before {
+            trace!(
+                self.who,
+                "gave up {} partition(s) led elsewhere now",
+                before - self.partitions.len()
+            );
+        }
+        for tp in led {
+            if self.partitions.contains_key(&tp) {
+                continue;
+            }
+            let part = Partition::load(tp.clone(), self.storage.as_mut(), &self.who)?;
+            trace!(
+                self.who,
+                "now leading {tp}: {} batches, high watermark {}, {} open transaction(s)",
+                part.index.len(),
+                part.high_watermark(),
+                part.ongoing.len()
+            );
+            self.partitions.insert(tp, part);
+        }
+        self.cluster = Some(cluster.clone());
+        Ok(())
+    }
+
+    /// The error code for a partition this broker does not lead.
+    fn not_here(&self, tp: &TopicPartition) -> i16 {
+        match self.cluster.as_ref().and_then(|c| c.leader(tp)) {
+            Some(_) => errors::NOT_LEADER_OR_FOLLOWER,
+            None => errors::UNKNOWN_TOPIC_OR_PARTITION,
+        }
+    }
+
+    /// Appends one batch per partition (offsets assigned here) after validating it and
+    /// checking the producer's epoch and sequence; a retried batch answers its first offset.
+    /// `acks` outside -1, 0, 1 => INVALID_REQUIRED_ACKS; every valid one is leader-durable.
+    pub fn produce(&mut self, req: &ProduceRequest, _version: i16) -> ProduceResponse {
+        let acks_ok = matches!(req.acks, -1..=1);
+        let now = self.now();
+        let mut responses = Vec::with_capacity(req.topic_data.len());
+        for topic in &req.topic_data {
+            let mut partition_responses = Vec::with_capacity(topic.partition_data.len());
+            for data in &topic.partition_data {
+                let tp = TopicPartition::new(topic.name.as_str(), data.index);
+                let mut out = PartitionProduceResponse {
+                    index: data.index,
+                    base_offset: -1,
+                    ..PartitionProduceResponse::default()
+                };
+                let fail = |out: &mut PartitionProduceResponse, code: i16, message: String| {
+                    out.error_code = code;
+                    out.error_message = Some(KafkaString::from(message));
+                };
+                if !acks_ok {
+                    fail(
+                        &mut out,
+                        errors::INVALID_REQUIRED_ACKS,
+                        format!("acks {} (only -1, 0 and 1 are valid)", req.acks),
+                    );
+                } else if !self.partitions.contains_key(&tp) {
+                    let code = self.not_here(&tp);
+                    fail(&mut out, code, format!("{tp} is not led by this broker"));
+                } else if let Some(part) = self.partitions.get_mut(&tp) {
+                    let records = data
+                        .records
+                        .as_ref()
+                        .map(|r| r.as_bytes().clone())
+                        .unwrap_or_default();
+                    match part.produce(self.storage.as_mut(), &records, now, &self.who) {
+                        Ok(appended) => {
+                            out.base_offset = appended.base_offset;
+                            out.log_append_time_ms = appended.log_append_time;
+                            out.log_start_offset = part.log_start_offset();
+                        }
+                        Err(refusal) => fail(&mut out, refusal.code, refusal.message),
+                    }
+                }
+                partition_responses.push(out);
+            }
+            responses.push(TopicProduceResponse {
+                name: topic.name.clone(),
+                topic_id: topic.topic_id,
+                partition_responses,
+                ..TopicProduceResponse::default()
+            });
+        }
+        ProduceResponse {
+            responses,
+            ..ProduceResponse::default()
+        }
+    }
+
+    /// Phase 2 of a transaction: per partition, the checks and no-op rules of the design, then
+    /// one COMMIT or ABORT control batch where the producer has a transaction open.
+    pub fn write_txn_markers(
+        &mut self,
+        req: &WriteTxnMarkersRequest,
+        _version: i16,
+        listener: Listener,
+    ) -> WriteTxnMarkersResponse {
+        let now = self.now();
+        let mut markers = Vec::with_capacity(req.markers.len());
+        for marker in &req.markers {
+            let ask = MarkerRequest {
+                producer_id: marker.producer_id,
+                producer_epoch: marker.producer_epoch,
+                commit: marker.transaction_result,
+                coordinator_epoch: marker.coordinator_epoch,
+                strict_epoch: marker.transaction_version >= 2,
+            };
+            let mut topics = Vec::with_capacity(marker.topics.len());
+            for topic in &marker.topics {
+                let mut partitions = Vec::with_capacity(topic.partition_indexes.len());
+                for &index in &topic.partition_indexes {
+                    let tp = TopicPartition::new(topic.name.as_str(), index);
+                    let error_code = if listener != Listener::InterBroker {
+                        trace!(
+                            self.who,
+                            "{tp}: refused marker of producer {} from the client listener",
+                            marker.producer_id
+                        );
+                        errors::CLUSTER_AUTHORIZATION_FAILED
+                    } else if let Some(part) = self.partitions.get_mut(&tp) {
+                        match part.write_marker(self.storage.as_mut(), &ask, now, &self.who) {
+                            Ok(MarkerOutcome::Written(_) | MarkerOutcome::NoOp) => errors::NONE,
+                            Err(refusal) => refusal.code,
+                        }
+                    } else {
+                        self.not_here(&tp)
+                    };
+                    partitions.push(WritableTxnMarkerPartitionResult {
+                        partition_index: index,
+                        error_code,
+                        ..WritableTxnMarkerPartitionResult::default()
+                    });
+                }
+                topics.push(WritableTxnMarkerTopicResult {
+                    name: topic.name.clone(),
+                    partitions,
+                    ..WritableTxnMarkerTopicResult::default()
+                });
+            }
+            markers.push(WritableTxnMarkerResult {
+                producer_id: marker.producer_id,
+                topics,
+                ..WritableTxnMarkerResult::default()
+            });
+        }
+        WriteTxnMarkersResponse {
+            markers,
+            ..WriteTxnMarkersResponse::default()
+        }
+    }
+
+    /// Whole raw batches from the one holding the fetch offset, up to the high watermark
+    /// (read_uncommitted) or the last stable offset with the aborted transactions
+    /// (read_committed), within the byte limits but never empty-handed on the first partition
+    /// with data. Answers at once: `min_bytes` and `max_wait_ms` are not waited for.
+    pub fn fetch(&self, req: &FetchRequest, _version: i16) -> FetchResponse {
+        let committed = req.isolation_level == READ_COMMITTED;
+        let mut left = usize::try_from(req.max_bytes).unwrap_or(0);
+        let mut sent_any = false;
+        let mut responses = Vec::with_capacity(req.topics.len());
+        for topic in &req.topics {
+            let mut partitions = Vec::with_capacity(topic.partitions.len());
+            for fp in &topic.partitions {
+                let tp = TopicPartition::new(topic.topic.as_str(), fp.partition);
+                let mut out = PartitionData {
+                    partition_index: fp.partition,
+                    high_watermark: -1,
+                    last_stable_offset: -1,
+                    log_start_offset: -1,
+                    aborted_transactions: None,
+                    records: Some(Records::default()),
+                    ..PartitionData::default()
+                };
+                let Some(part) = self.partitions.get(&tp) else {
+                    out.error_code = self.not_here(&tp);
+                    partitions.push(out);
+                    continue;
+                };
+                let hw = part.high_watermark();
+                let lso = part.last_stable_offset();
+                out.high_watermark = hw;
+                out.last_stable_offset = lso;
+                out.log_start_offset = part.log_start_offset();
+                if fp.fetch_offset < part.log_start_offset() || fp.fetch_offset > hw {
+                    out.error_code = errors::OFFSET_OUT_OF_RANGE;
+                    partitions.push(out);
+                    continue;
+                }
+                let upper = if committed { lso } else { hw };
+                let budget = usize::try_from(fp.partition_max_bytes)
+                    .unwrap_or(0)
+                    .min(left);
+                let slice = part.read(fp.fetch_offset, upper, budget, !sent_any);
+                if !slice.bytes.is_empty() {
+                    sent_any = true;
+                    left = left.saturating_sub(slice.bytes.len());
+                }
+                if committed && slice.bytes.is_empty() {
+                    out.aborted_transactions = Some(Vec::new());
+                } else if committed {
+                    out.aborted_transactions = Some(
+                        part.aborted_between(slice.from, slice.to)
+                            .into_iter()
+                            .map(|a| AbortedTransaction {
+                                producer_id: a.producer_id,
+                                first_offset: a.first_offset,
+                                ..AbortedTransaction::default()
+                            })
+                            .collect(),
+                    );
+                }
+                out.records = Some(Records::new(slice.bytes));
+                partitions.push(out);
+            }
+            responses.push(FetchableTopicResponse {
+                topic: topic.topic.clone(),
+                topic_id: topic.topic_id,
+                partitions,
+                ..FetchableTopicResponse::default()
+            });
+        }
+        FetchResponse {
+            responses,
+            ..FetchResponse::default()
+        }
+    }
+
+    /// -2 (and -4): the log start; -1: the high watermark, or the last stable offset for
+    /// read_committed; -3: the record with the largest timestamp; a timestamp: the first record
+    /// at or after it. Nothing found => offset and timestamp -1.
+    pub fn list_offsets(&self, req: &ListOffsetsRequest, version: i16) -> ListOffsetsResponse {
+        let committed = req.isolation_level == READ_COMMITTED;
+        let mut topics = Vec::with_capacity(req.topics.len());
+        for topic in &req.topics {
+            let mut partitions = Vec::with_capacity(topic.partitions.len());
+            for lp in &topic.partitions {
+                let tp = TopicPartition::new(topic.name.as_str(), lp.partition_index);
+                let mut out = ListOffsetsPartitionResponse {
+                    partition_index: lp.partition_index,
+                    ..ListOffsetsPartitionResponse::default()
+                };
+                match self.partitions.get(&tp) {
+                    None => out.error_code = self.not_here(&tp),
+                    Some(part) => {
+                        let upper = if committed {
+                            part.last_stable_offset()
+                        } else {
+                            part.high_watermark()
+                        };
+                        let found = match lp.timestamp {
+                            EARLIEST | EARLIEST_LOCAL => Some((part.log_start_offset(), -1)),
+                            LATEST => Some((upper, -1)),
+                            MAX_TIMESTAMP => part.max_timestamp_offset(upper),
+                            t if t >= 0 => part.offset_for_timestamp(t, upper),
+                            _ => None,
+                        };
+                        match found {
+                            // Version 0 has only the list of offsets.
+                            Some((offset, _)) if version == 0 => {
+                                out.old_style_offsets = vec![offset];
+                            }
+                            Some((offset, timestamp)) => {
+                                out.offset = offset;
+                                out.timestamp = timestamp;
+                            }
+                            None => {}
+                        }
+                    }
+                }
+                partitions.push(out);
+            }
+            topics.push(ListOffsetsTopicResponse {
+                name: topic.name.clone(),
+                partitions,
+                ..ListOffsetsTopicResponse::default()
+            });
+        }
+        ListOffsetsResponse {
+            topics,
+            ..ListOffsetsResponse::default()
+        }
+    }
+
+    /// Read access for tests and invariant checks: every batch of a led partition's log.
+    pub fn batches(&self, tp: &TopicPartition) -> Option<Vec<RecordBatch>> {
+        self.partitions.get(tp).map(Partition::batches)
+    }
+}

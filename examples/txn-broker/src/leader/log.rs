@@ -1,0 +1,713 @@
+//! One partition: its log bytes, the position of every batch in them, and the per-producer
+//! state the leader derives from the log (epochs, sequences, open and aborted transactions).
+//!
+//! Every change to the state goes through [`Partition::apply`], both when a batch is appended
+//! and when the log is scanned on load, so a reloaded partition ends in the same state as the
+//! one that wrote the log.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::io;
+
+use bytes::Bytes;
+use kafka_wire::records::{
+    EndTxnMarker, RecordBatch, RecordsErrorKind, RecordsReader, TimestampType,
+};
+
+use crate::cluster::TopicPartition;
+use crate::errors;
+use crate::storage::Storage;
+use crate::trace;
+
+/// How many of a producer's latest batches are remembered to recognise a retried one.
+const RECENT_BATCHES: usize = 5;
+
+/// Where one batch sits in the log, and the header facts the leader needs without decoding it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct BatchInfo {
+    pub base_offset: i64,
+    pub last_offset: i64,
+    /// Byte range in the log.
+    pub start: usize,
+    pub end: usize,
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    pub base_sequence: i32,
+    pub max_timestamp: i64,
+    pub transactional: bool,
+    pub control: bool,
+}
+
+impl BatchInfo {
+    fn of(batch: &RecordBatch, start: usize, end: usize) -> Self {
+        BatchInfo {
+            base_offset: batch.base_offset,
+            last_offset: batch
+                .base_offset
+                .saturating_add(i64::from(batch.last_offset_delta)),
+            start,
+            end,
+            producer_id: batch.producer_id,
+            producer_epoch: batch.producer_epoch,
+            base_sequence: batch.base_sequence,
+            max_timestamp: batch.max_timestamp,
+            transactional: batch.is_transactional,
+            control: batch.is_control,
+        }
+    }
+
+    fn last_sequence(&self) -> i32 {
+        let delta = (self.last_offset - self.base_offset).clamp(0, i64::from(i32::MAX));
+        add_sequence(self.base_sequence, delta)
+    }
+}
+
+/// Sequence numbers count up to `i32::MAX` and then start again at 0.
+fn add_sequence(base: i32, delta: i64) -> i32 {
+    let wrapped = (i64::from(base.max(0)) + delta) % (i64::from(i32::MAX) + 1);
+    i32::try_from(wrapped).unwrap_or(0)
+}
+
+fn next_sequence(last: i32) -> i32 {
+    add_sequence(last, 1)
+}
+
+/// One of a producer's latest batches, kept to recognise a retry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct SequencedBatch {
+    pub first_sequence: i32,
+    pub last_sequence: i32,
+    pub base_offset: i64,
+}
+
+/// The transaction a producer has open in this partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct OngoingTxn {
+    pub first_offset: i64,
+    /// The epoch of the batch that opened it.
+    pub epoch: i16,
+}
+
+/// The last transaction of a producer that a marker ended here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct FinishedTxn {
+    pub epoch: i16,
+    pub commit: bool,
+}
+
+/// What the leader knows about one producer in one partition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct ProducerState {
+    pub epoch: i16,
+    /// The coordinator epoch of the last marker written for this producer; -1 before any.
+    pub coordinator_epoch: i32,
+    pub ongoing: Option<OngoingTxn>,
+    /// The latest batches with sequence numbers at the current epoch, oldest first.
+    pub recent: VecDeque<SequencedBatch>,
+    pub last_finished: Option<FinishedTxn>,
+}
+
+impl ProducerState {
+    fn new() -> Self {
+        ProducerState {
+            epoch: -1,
+            coordinator_epoch: -1,
+            ongoing: None,
+            recent: VecDeque::new(),
+            last_finished: None,
+        }
+    }
+
+    /// Moves to `epoch` when it is newer; a new epoch starts its sequences afresh.
+    fn observe_epoch(&mut self, epoch: i16) {
+        if epoch > self.epoch {
+            self.epoch = epoch;
+            self.recent.clear();
+        }
+    }
+}
+
+/// An aborted transaction: its producer, its first offset and the offset of its ABORT marker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct AbortedTxn {
+    pub producer_id: i64,
+    pub first_offset: i64,
+    pub last_offset: i64,
+}
+
+/// A request the partition refused, with the Kafka error code and a reason for humans.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Refusal {
+    pub code: i16,
+    pub message: String,
+}
+
+fn refuse(code: i16, message: impl Into<String>) -> Refusal {
+    Refusal {
+        code,
+        message: message.into(),
+    }
+}
+
+/// A produced batch that is in the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Appended {
+    pub base_offset: i64,
+    /// The time stamped on a log-append-time batch, else -1.
+    pub log_append_time: i64,
+    /// True when the batch was a retry of one already in the log (nothing was written).
+    pub duplicate: bool,
+}
+
+/// What a marker did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum MarkerOutcome {
+    /// The control batch was appended at this offset.
+    Written(i64),
+    /// Nothing was open for the producer here: the marker is a retry or the transaction never
+    /// wrote to this partition.
+    NoOp,
+}
+
+/// A transaction marker as the coordinator asks for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct MarkerRequest {
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    pub commit: bool,
+    pub coordinator_epoch: i32,
+    /// Transaction version 2: the marker's epoch must be above the open transaction's.
+    pub strict_epoch: bool,
+}
+
+/// A slice of the log handed out by a fetch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Slice {
+    pub bytes: Bytes,
+    /// The base offset of the first batch and one past the last offset of the last batch;
+    /// equal when nothing was taken.
+    pub from: i64,
+    pub to: i64,
+}
+
+/// One partition led by this broker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Partition {
+    pub tp: TopicPartition,
+    pub file: String,
+    pub data: Vec<u8>,
+    pub index: Vec<BatchInfo>,
+    pub producers: BTreeMap<i64, ProducerState>,
+    /// Open transactions by first offset (the smallest gives the last stable offset).
+    pub ongoing: BTreeMap<i64, i64>,
+    pub aborted: Vec<AbortedTxn>,
+}
+
+/// The storage file of a partition's log.
+pub(super) fn log_file(tp: &TopicPartition) -> String {
+    format!("log-{}-{}", tp.topic, tp.partition)
+}
+
+impl Partition {
+    /// Reads the partition's log from `storage`, cutting off a torn or unreadable tail, and
+    /// rebuilds the index and the producer state.
+    pub fn load(tp: TopicPartition, storage: &mut dyn Storage, who: &str) -> io::Result<Self> {
+        let file = log_file(&tp);
+        let raw = storage.read(&file)?;
+        let total = raw.len();
+        let mut part = Partition {
+            tp,
+            file,
+            data: Vec::new(),
+            index: Vec::new(),
+            producers: BTreeMap::new(),
+            ongoing: BTreeMap::new(),
+            aborted: Vec::new(),
+        };
+        let bytes = Bytes::from(raw);
+        let mut reader = RecordsReader::new(bytes.clone());
+        let mut good = 0usize;
+        loop {
+            let start = reader.position();
+            match reader.next() {
+                Some(Ok(batch)) if batch.magic == 2 && !batch.records.is_empty() => {
+                    let end = reader.position();
+                    let info = BatchInfo::of(&batch, start, end);
+                    let marker = marker_of(&batch);
+                    part.apply(&info, marker);
+                    part.index.push(info);
+                    good = end;
+                }
+                Some(Ok(_)) | Some(Err(_)) | None => break,
+            }
+        }
+        if good < total {
+            trace!(
+                who,
+                "{}: cutting {} unreadable bytes off the end of the log",
+                part.tp,
+                total - good
+            );
+            storage.truncate(&part.file, good as u64)?;
+        }
+        part.data = bytes.get(..good).unwrap_or_default().to_vec();
+        Ok(part)
+    }
+
+    /// One past the last offset in the log (all of it is durable at the leader).
+    pub fn high_watermark(&self) -> i64 {
+        self.index.last().map_or(0, |b| b.last_offset + 1)
+    }
+
+    /// The first offset of the earliest open transaction, else the high watermark.
+    pub fn last_stable_offset(&self) -> i64 {
+        self.ongoing
+            .keys()
+            .next()
+            .copied()
+            .unwrap_or_else(|| self.high_watermark())
+    }
+
+    /// Nothing is ever deleted: the log starts at offset 0.
+    pub fn log_start_offset(&self) -> i64 {
+        0
+    }
+
+    /// Brings the producer state up to date with one batch of the log.
+    fn apply(&mut self, info: &BatchInfo, marker: Option<EndTxnMarker>) {
+        if info.producer_id < 0 {
+            return;
+        }
+        let state = self
+            .producers
+            .entry(info.producer_id)
+            .or_insert_with(ProducerState::new);
+        state.observe_epoch(info.producer_epoch);
+        if info.control {
+            let Some(marker) = marker else {
+                return;
+            };
+            state.coordinator_epoch = marker.coordinator_epoch;
+            if let Some(txn) = state.ongoing.take() {
+                self.ongoing.remove(&txn.first_offset);
+                if !marker.commit {
+                    self.aborted.push(AbortedTxn {
+                        producer_id: info.producer_id,
+                        first_offset: txn.first_offset,
+                        last_offset: info.base_offset,
+                    });
+                }
+            }
+            state.last_finished = Some(FinishedTxn {
+                epoch: info.producer_epoch,
+                commit: marker.commit,
+            });
+            return;
+        }
+        if info.base_sequence >= 0 && info.producer_epoch == state.epoch {
+            if state.recent.len() == RECENT_BATCHES {
+                state.recent.pop_front();
+            }
+            state.recent.push_back(SequencedBatch {
+                first_sequence: info.base_sequence,
+                last_sequence: info.last_sequence(),
+                base_offset: info.base_offset,
+            });
+        }
+        if info.transactional && state.ongoing.is_none() {
+            state.ongoing = Some(OngoingTxn {
+                first_offset: info.base_offset,
+                epoch: info.producer_epoch,
+            });
+            self.ongoing.insert(info.base_offset, info.producer_id);
+        }
+    }
+
+    /// Validates a produced records field (exactly one magic 2 batch), checks the producer's
+    /// epoch and sequence, and appends the batch with offsets assigned by the leader.
+    pub fn produce(
+        &mut self,
+        storage: &mut dyn Storage,
+        records: &Bytes,
+        now_ms: i64,
+        who: &str,
+    ) -> Result<Appended, Refusal> {
+        let batch = validate(records)?;
+        let delta = i64::from(batch.last_offset_delta);
+        let last_sequence = add_sequence(batch.base_sequence, delta);
+        if batch.producer_id >= 0 {
+            if let Some(state) = self.producers.get(&batch.producer_id) {
+                if batch.producer_epoch < state.epoch {
+                    trace!(
+                        who,
+                        "{}: fenced zombie producer {} (epoch {} < current {})",
+                        self.tp,
+                        batch.producer_id,
+                        batch.producer_epoch,
+                        state.epoch
+                    );
+                    return Err(refuse(
+                        errors::INVALID_PRODUCER_EPOCH,
+                        format!(
+                            "producer epoch {} is older than the current epoch {}",
+                            batch.producer_epoch, state.epoch
+                        ),
+                    ));
+                }
+                if batch.producer_epoch == state.epoch {
+                    if let Some(dup) = state.recent.iter().find(|b| {
+                        b.first_sequence == batch.base_sequence && b.last_sequence == last_sequence
+                    }) {
+                        trace!(
+                            who,
+                            "{}: duplicate batch of producer {} (sequence {}), already at offset {}",
+                            self.tp,
+                            batch.producer_id,
+                            batch.base_sequence,
+                            dup.base_offset
+                        );
+                        return Ok(Appended {
+                            base_offset: dup.base_offset,
+                            log_append_time: -1,
+                            duplicate: true,
+                        });
+                    }
+                    let expected = state
+                        .recent
+                        .back()
+                        .map_or(0, |b| next_sequence(b.last_sequence));
+                    if batch.base_sequence != expected {
+                        return Err(refuse(
+                            errors::OUT_OF_ORDER_SEQUENCE_NUMBER,
+                            format!(
+                                "sequence {} where {} was expected",
+                                batch.base_sequence, expected
+                            ),
+                        ));
+                    }
+                } else if batch.base_sequence != 0 && state.epoch >= 0 {
+                    return Err(refuse(
+                        errors::OUT_OF_ORDER_SEQUENCE_NUMBER,
+                        format!(
+                            "a new epoch {} must start at sequence 0, not {}",
+                            batch.producer_epoch, batch.base_sequence
+                        ),
+                    ));
+                }
+            }
+        }
+
+        let base_offset = self.high_watermark();
+        let (bytes, log_append_time) = if batch.timestamp_type == TimestampType::LogAppendTime {
+            // The broker's clock replaces the producer's: the timestamps change, so the batch is
+            // written again (with its checksum recomputed).
+            let mut stamped = batch.clone();
+            stamped.base_offset = base_offset;
+            stamped.max_timestamp = now_ms;
+            for (i, record) in stamped.records.iter_mut().enumerate() {
+                record.offset = base_offset + i as i64;
+                record.timestamp = now_ms;
+            }
+            let encoded = stamped
+                .encode()
+                .map_err(|e| refuse(errors::INVALID_RECORD, e.to_string()))?;
+            (encoded.into_bytes().to_vec(), now_ms)
+        } else {
+            // The checksum starts after the base offset: the field can be rewritten in place.
+            let mut bytes = records.to_vec();
+            if let Some(slot) = bytes.get_mut(..8) {
+                slot.copy_from_slice(&base_offset.to_be_bytes());
+            }
+            (bytes, -1)
+        };
+        let mut stored = batch;
+        stored.base_offset = base_offset;
+        if log_append_time >= 0 {
+            stored.max_timestamp = log_append_time;
+        }
+        self.append(storage, &bytes, &stored, None)?;
+        Ok(Appended {
+            base_offset,
+            log_append_time,
+            duplicate: false,
+        })
+    }
+
+    /// Ends the producer's open transaction in this partition with a control batch, after the
+    /// coordinator-epoch and producer-epoch checks; a no-op when nothing is open.
+    pub fn write_marker(
+        &mut self,
+        storage: &mut dyn Storage,
+        req: &MarkerRequest,
+        now_ms: i64,
+        who: &str,
+    ) -> Result<MarkerOutcome, Refusal> {
+        let kind = if req.commit { "COMMIT" } else { "ABORT" };
+        let state = self.producers.get(&req.producer_id);
+        if let Some(state) = state {
+            if req.coordinator_epoch < state.coordinator_epoch {
+                trace!(
+                    who,
+                    "{}: refused {kind} marker of producer {}: coordinator epoch {} < {} already seen",
+                    self.tp,
+                    req.producer_id,
+                    req.coordinator_epoch,
+                    state.coordinator_epoch
+                );
+                return Err(refuse(
+                    errors::TRANSACTION_COORDINATOR_FENCED,
+                    "stale coordinator epoch",
+                ));
+            }
+            if req.producer_epoch < state.epoch {
+                trace!(
+                    who,
+                    "{}: refused {kind} marker of producer {}: epoch {} < current {}",
+                    self.tp,
+                    req.producer_id,
+                    req.producer_epoch,
+                    state.epoch
+                );
+                return Err(refuse(
+                    errors::INVALID_PRODUCER_EPOCH,
+                    "marker epoch older than the producer's",
+                ));
+            }
+        }
+        let Some(txn) = state.and_then(|s| s.ongoing) else {
+            trace!(
+                who,
+                "{}: ignored {kind} marker of producer {} (epoch {}): no open transaction here",
+                self.tp,
+                req.producer_id,
+                req.producer_epoch
+            );
+            return Ok(MarkerOutcome::NoOp);
+        };
+        if req.strict_epoch && req.producer_epoch <= txn.epoch {
+            trace!(
+                who,
+                "{}: refused {kind} marker of producer {}: transaction version 2 needs an epoch above {}, got {}",
+                self.tp,
+                req.producer_id,
+                txn.epoch,
+                req.producer_epoch
+            );
+            return Err(refuse(
+                errors::INVALID_PRODUCER_EPOCH,
+                "marker epoch not above the open transaction's",
+            ));
+        }
+        let offset = self.high_watermark();
+        let marker = EndTxnMarker {
+            commit: req.commit,
+            coordinator_epoch: req.coordinator_epoch,
+        };
+        let batch = marker.batch(offset, now_ms, -1, req.producer_id, req.producer_epoch);
+        let bytes = batch
+            .encode()
+            .map_err(|e| refuse(errors::INVALID_RECORD, e.to_string()))?
+            .into_bytes();
+        self.append(storage, &bytes, &batch, Some(marker))?;
+        trace!(
+            who,
+            "{}: appended {kind} marker of producer {} (epoch {}, coordinator epoch {}) at offset {}, transaction began at {}",
+            self.tp,
+            req.producer_id,
+            req.producer_epoch,
+            req.coordinator_epoch,
+            offset,
+            txn.first_offset
+        );
+        Ok(MarkerOutcome::Written(offset))
+    }
+
+    /// Writes `bytes` (the encoding of `batch`) durably, then indexes it and updates the state.
+    fn append(
+        &mut self,
+        storage: &mut dyn Storage,
+        bytes: &[u8],
+        batch: &RecordBatch,
+        marker: Option<EndTxnMarker>,
+    ) -> Result<(), Refusal> {
+        if let Err(e) = storage.append(&self.file, bytes) {
+            // Drop whatever part of the write landed, so the next append follows a whole batch.
+            let _ = storage.truncate(&self.file, self.data.len() as u64);
+            return Err(refuse(errors::KAFKA_STORAGE_ERROR, e.to_string()));
+        }
+        let start = self.data.len();
+        self.data.extend_from_slice(bytes);
+        let info = BatchInfo::of(batch, start, self.data.len());
+        self.apply(&info, marker);
+        self.index.push(info);
+        Ok(())
+    }
+
+    /// Whole batches from the one holding `offset`, of offsets below `upper`, within `budget`
+    /// bytes; the first batch is taken whatever its size when `at_least_one`.
+    pub fn read(&self, offset: i64, upper: i64, budget: usize, at_least_one: bool) -> Slice {
+        let first = self.index.partition_point(|b| b.last_offset < offset);
+        let mut taken: Option<(usize, usize)> = None;
+        let mut to = offset;
+        for b in self.index.get(first..).unwrap_or_default() {
+            if b.last_offset >= upper {
+                break;
+            }
+            let start = taken.map_or(b.start, |(s, _)| s);
+            let size = b.end - start;
+            if size > budget && !(taken.is_none() && at_least_one) {
+                break;
+            }
+            taken = Some((start, b.end));
+            to = b.last_offset + 1;
+        }
+        match taken {
+            Some((start, end)) => Slice {
+                bytes: Bytes::copy_from_slice(self.data.get(start..end).unwrap_or_default()),
+                from: self.index.get(first).map_or(offset, |b| b.base_offset),
+                to,
+            },
+            None => Slice {
+                bytes: Bytes::new(),
+                from: offset,
+                to: offset,
+            },
+        }
+    }
+
+    /// Aborted transactions whose ABORT marker is at or after `from` and which began before
+    /// `to`: those a reader of offsets `from..to` needs to skip.
+    pub fn aborted_between(&self, from: i64, to: i64) -> Vec<AbortedTxn> {
+        self.aborted
+            .iter()
+            .filter(|a| a.last_offset >= from && a.first_offset < to)
+            .copied()
+            .collect()
+    }
+
+    /// The first data record below `upper` whose timestamp is at least `timestamp`: its offset
+    /// and timestamp.
+    pub fn offset_for_timestamp(&self, timestamp: i64, upper: i64) -> Option<(i64, i64)> {
+        let batch = self
+            .index
+            .iter()
+            .filter(|b| !b.control && b.base_offset < upper)
+            .find(|b| b.max_timestamp >= timestamp)?;
+        let decoded = self.decode(batch)?;
+        decoded
+            .records
+            .iter()
+            .filter(|r| r.offset < upper)
+            .find(|r| r.timestamp >= timestamp)
+            .map(|r| (r.offset, r.timestamp))
+    }
+
+    /// The data record with the largest timestamp below `upper` (the earliest such).
+    pub fn max_timestamp_offset(&self, upper: i64) -> Option<(i64, i64)> {
+        let mut best: Option<&BatchInfo> = None;
+        for b in self
+            .index
+            .iter()
+            .filter(|b| !b.control && b.base_offset < upper)
+        {
+            if best.is_none_or(|x| b.max_timestamp > x.max_timestamp) {
+                best = Some(b);
+            }
+        }
+        let batch = best?;
+        let decoded = self.decode(batch)?;
+        decoded
+            .records
+            .iter()
+            .filter(|r| r.offset < upper)
+            .find(|r| r.timestamp == batch.max_timestamp)
+            .or_else(|| decoded.records.first())
+            .map(|r| (r.offset, r.timestamp))
+    }
+
+    fn decode(&self, info: &BatchInfo) -> Option<RecordBatch> {
+        let bytes = Bytes::copy_from_slice(self.data.get(info.start..info.end)?);
+        RecordsReader::new(bytes).next()?.ok()
+    }
+
+    /// Every batch of the log, decoded.
+    pub fn batches(&self) -> Vec<RecordBatch> {
+        RecordsReader::new(Bytes::copy_from_slice(&self.data))
+            .filter_map(Result::ok)
+            .collect()
+    }
+}
+
+/// The transaction marker a control batch holds, if it holds one.
+fn marker_of(batch: &RecordBatch) -> Option<EndTxnMarker> {
+    batch
+        .control_record()
+        .and_then(Result::ok)
+        .and_then(|c| c.marker)
+}
+
+/// Checks a produced records field: one whole, readable magic 2 data batch whose records are
+/// numbered 0, 1, 2, ... from its base offset and whose producer fields make sense.
+fn validate(records: &Bytes) -> Result<RecordBatch, Refusal> {
+    if records.is_empty() {
+        return Err(refuse(errors::INVALID_RECORD, "no record batch"));
+    }
+    let mut reader = RecordsReader::new(records.clone());
+    let batch = match reader.next() {
+        Some(Ok(batch)) => batch,
+        Some(Err(e)) => {
+            let code = match e.kind() {
+                RecordsErrorKind::UnsupportedCompression { .. }
+                | RecordsErrorKind::CodecNotEnabled { .. } => errors::UNSUPPORTED_COMPRESSION_TYPE,
+                RecordsErrorKind::UnsupportedMagic { .. } => errors::INVALID_RECORD,
+                _ => errors::CORRUPT_MESSAGE,
+            };
+            return Err(refuse(code, e.to_string()));
+        }
+        None => return Err(refuse(errors::CORRUPT_MESSAGE, "incomplete record batch")),
+    };
+    if reader.next().is_some() || reader.truncated_tail().is_some() {
+        return Err(refuse(
+            errors::INVALID_RECORD,
+            "a produce request carries exactly one record batch per partition",
+        ));
+    }
+    if batch.magic != 2 {
+        return Err(refuse(
+            errors::INVALID_RECORD,
+            format!("record batch magic {} (only 2 is accepted)", batch.magic),
+        ));
+    }
+    if batch.is_control {
+        return Err(refuse(
+            errors::INVALID_RECORD,
+            "producers may not write control batches",
+        ));
+    }
+    if batch.records.is_empty() {
+        return Err(refuse(errors::INVALID_RECORD, "empty record batch"));
+    }
+    let numbered = batch
+        .records
+        .iter()
+        .enumerate()
+        .all(|(i, r)| r.offset.checked_sub(batch.base_offset) == Some(i as i64));
+    if !numbered || batch.last_offset_delta as usize != batch.records.len() - 1 {
+        return Err(refuse(
+            errors::INVALID_RECORD,
+            "record offset deltas must count 0, 1, 2, ...",
+        ));
+    }
+    if batch.is_transactional && batch.producer_id < 0 {
+        return Err(refuse(
+            errors::INVALID_RECORD,
+            "a transactional batch needs a producer id",
+        ));
+    }
+    if batch.producer_id >= 0 && (batch.producer_epoch < 0 || batch.base_sequence < 0) {
+        return Err(refuse(
+            errors::INVALID_RECORD,
+            "a batch with a producer id needs an epoch and a base sequence",
+        ));
+    }
+    Ok(batch)
+}
