@@ -16,6 +16,8 @@
 #![forbid(unsafe_code)]
 
 pub mod cluster;
+pub mod coordinator;
 pub mod errors;
 pub mod storage;
 pub mod trace;
+pub mod txn_log;
