@@ -16,6 +16,9 @@
 #![forbid(unsafe_code)]
 
 pub mod cluster;
+pub mod coordinator;
 pub mod errors;
+pub mod leader;
+pub mod server;
 pub mod storage;
 pub mod trace;
