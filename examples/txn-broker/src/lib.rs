@@ -19,6 +19,7 @@ pub mod cluster;
 pub mod coordinator;
 pub mod errors;
 pub mod leader;
+pub mod server;
 pub mod storage;
 pub mod trace;
 pub mod txn_log;
