@@ -15,31 +15,22 @@ const PREALLOC_BYTES: usize = 4096;
 // the catalogue, so they use a plain `match` rather than `map_err(..)?`, which multiplies the
 // code the compiler backend has to chew through for no gain at run time.
 
-#[inline]
-fn encode_elements<T: Codec, B: BufMut>(
-    items: &[T],
-    buf: &mut B,
-    cx: Ctx,
-) -> Result<(), EncodeError> {
-    for (i, item) in items.iter().enumerate() {
-        if let Err(e) = item.encode_value(buf, cx) {
-            return Err(e.at_index(i));
-        }
-    }
-    Ok(())
-}
-
+/// The elements' total size, or the first element's error with its index.
 #[inline]
 fn elements_len<T: Codec>(items: &[T], cx: Ctx) -> Result<usize, EncodeError> {
     if let Some(n) = T::FIXED_LEN {
         return n.checked_mul(items.len()).ok_or_else(size_overflow);
     }
+    // Slice patterns rather than `iter().enumerate()`: the pattern needs no function per
+    // element type, where the iterators would be two more instantiations for each of them.
     let mut total = 0usize;
-    for (i, item) in items.iter().enumerate() {
+    let mut rest = items;
+    while let [item, tail @ ..] = rest {
         match item.value_len(cx) {
             Ok(n) => total = add_len(total, n)?,
-            Err(e) => return Err(e.at_index(i)),
+            Err(e) => return Err(e.at_index(items.len().saturating_sub(rest.len()))),
         }
+        rest = tail;
     }
     Ok(total)
 }
@@ -100,7 +91,15 @@ impl<T: Codec> Codec for Vec<T> {
     #[inline]
     fn encode_value<B: BufMut>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
         write_len(buf, cx, LenKind::Array, Some(self.len()))?;
-        encode_elements(self, buf, cx)
+        // Slice patterns, as in `elements_len`.
+        let mut rest = self.as_slice();
+        while let [item, tail @ ..] = rest {
+            if let Err(e) = item.encode_value(buf, cx) {
+                return Err(e.at_index(self.len().saturating_sub(rest.len())));
+            }
+            rest = tail;
+        }
+        Ok(())
     }
 
     #[inline]
