@@ -39,20 +39,27 @@ USAGE
 
   txn-broker dump --data DIR
       Prints every partition log: batches, producers, transactional data and COMMIT/ABORT
-      markers.
+      markers, then per partition how many records were committed, aborted or are still in
+      an open transaction. Reads the files directly: works with the brokers up or down.
 
-DEMO (three commands, from the repository root)
+DEMO (three commands, from the repository root; needs python3 for step 2)
   1. cargo run -p txn-broker -- cluster --data /tmp/txn-demo --verbose
-         three brokers: clients on 127.0.0.1:9092-9094, brokers on 9192-9194, topic orders:3
+         starts three brokers (clients on 127.0.0.1:9092-9094, brokers on 9192-9194, topic
+         orders:3, broker 0 coordinates) and stays in the foreground; Ctrl-C stops them
   2. examples/txn-broker/tests/real-client.sh --bootstrap 127.0.0.1:9092
-         (another terminal) librdkafka via confluent-kafka: transactions committed and
-         aborted across the three brokers, a fenced zombie producer, read_committed and
-         read_uncommitted consumers; prints a summary and fails on any mismatch
+         in another terminal: librdkafka (confluent-kafka, installed once into a virtualenv
+         under target/) commits and aborts transactions across the three brokers, a second
+         producer fences the first, read_committed and read_uncommitted consumers check what
+         they read; prints a summary and `real-client: PASS`, exits non-zero on any mismatch.
+         It can run again and again against the same cluster.
   3. cargo run -p txn-broker -- dump --data /tmp/txn-demo
-         the logs: each transaction's data batches and its COMMIT or ABORT marker per partition
+         the partition logs: each transaction's data batches followed by its COMMIT or ABORT
+         marker, per partition, with the totals
 
-  Without --bootstrap, real-client.sh builds the broker, starts its own cluster in a
-  temporary directory and stops it afterwards.
+  Without --bootstrap, real-client.sh builds the broker, starts its own cluster on free ports
+  in a temporary directory, also checks the logs on disk against its summary, prints the API
+  versions the client used, and stops the cluster afterwards. rm -rf /tmp/txn-demo starts
+  the demo over.
 ";
 
 /// Parsed `--name value` options; `--topic` may repeat.
@@ -287,30 +294,56 @@ fn dump(args: &Args) -> Result<(), String> {
         let bytes = std::fs::read(&path).unwrap_or_default();
         println!("{tp} (leader {leader}): {} bytes", bytes.len());
         let mut reader = RecordsReader::new(bytes.into());
+        // Data records per producer since its last marker, and where each record ended up.
+        let mut open: HashMap<i64, usize> = HashMap::new();
+        let (mut committed, mut aborted, mut commits, mut aborts) = (0, 0, 0, 0);
         for batch in reader.by_ref() {
             let batch = batch.map_err(|e| format!("{}: {e}", path.display()))?;
             let what = match batch.control_record() {
-                Some(Ok(c)) => match c.kind {
-                    ControlRecordType::Commit => "COMMIT marker".to_owned(),
-                    ControlRecordType::Abort => "ABORT marker".to_owned(),
-                    other => format!("control {other:?}"),
-                },
-                Some(Err(e)) => format!("bad control record: {e}"),
-                None => format!(
-                    "{} record(s){}",
-                    batch.records.len(),
-                    if batch.is_transactional {
-                        ", transactional"
-                    } else {
-                        ""
+                Some(Ok(c)) => {
+                    let pending = open.remove(&batch.producer_id).unwrap_or(0);
+                    match c.kind {
+                        ControlRecordType::Commit => {
+                            commits += 1;
+                            committed += pending;
+                            "COMMIT marker".to_owned()
+                        }
+                        ControlRecordType::Abort => {
+                            aborts += 1;
+                            aborted += pending;
+                            "ABORT marker".to_owned()
+                        }
+                        other => format!("control {other:?}"),
                     }
-                ),
+                }
+                Some(Err(e)) => format!("bad control record: {e}"),
+                None => {
+                    if batch.is_transactional {
+                        *open.entry(batch.producer_id).or_default() += batch.records.len();
+                    } else {
+                        committed += batch.records.len();
+                    }
+                    format!(
+                        "{} record(s){}",
+                        batch.records.len(),
+                        if batch.is_transactional {
+                            ", transactional"
+                        } else {
+                            ""
+                        }
+                    )
+                }
             };
             println!(
                 "  offset {:>5}  producer {} epoch {}  {what}",
                 batch.base_offset, batch.producer_id, batch.producer_epoch
             );
         }
+        println!(
+            "  = records: {committed} committed, {aborted} aborted, {} in open transactions; \
+             markers: {commits} COMMIT, {aborts} ABORT",
+            open.values().sum::<usize>()
+        );
         if let Some(tail) = reader.truncated_tail() {
             println!("  truncated tail: {tail:?}");
         }

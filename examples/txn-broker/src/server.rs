@@ -25,9 +25,9 @@ use kafka_wire::messages::metadata_response::{
 };
 use kafka_wire::messages::{
     AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, ApiVersionsResponse, EndTxnResponse,
-    FindCoordinatorRequest, FindCoordinatorResponse, InitProducerIdResponse, MetadataRequest,
-    MetadataResponse, RequestHeader, ResponseHeader, WriteTxnMarkersRequest,
-    WriteTxnMarkersResponse,
+    FetchRequest, FetchResponse, FindCoordinatorRequest, FindCoordinatorResponse,
+    InitProducerIdResponse, MetadataRequest, MetadataResponse, RequestHeader, ResponseHeader,
+    WriteTxnMarkersRequest, WriteTxnMarkersResponse,
 };
 use kafka_wire::KafkaString;
 use std::io::{self, Read, Write};
@@ -53,15 +53,22 @@ pub const CLIENT_APIS: &[(ApiKey, i16, i16)] = &[
     (ApiKey::ApiVersions, 0, 3),
     (ApiKey::InitProducerId, 0, 4),
     (ApiKey::AddPartitionsToTxn, 0, 3),
-    (ApiKey::EndTxn, 0, 3),
+    // Version 5 is transaction version 2 (the coordinator bumps the epoch at every EndTxn).
+    // librdkafka asks for version 1 at most.
+    (ApiKey::EndTxn, 0, 5),
 ];
 
 /// The one API only the inter-broker listener advertises (the client listener still reads it,
-/// and the leaders refuse it there).
-pub const BROKER_ONLY_APIS: &[(ApiKey, i16, i16)] = &[(ApiKey::WriteTxnMarkers, 0, 1)];
+/// and the leaders refuse it there). Version 2 carries the transaction version of each marker;
+/// the marker sender uses it for transactions of version 2 (see [`MarkerSend::version`]).
+pub const BROKER_ONLY_APIS: &[(ApiKey, i16, i16)] = &[(ApiKey::WriteTxnMarkers, 0, 2)];
 
-/// The version the marker sender writes WriteTxnMarkers at.
-pub const MARKER_VERSION: i16 = 1;
+/// The longest a Fetch that found nothing new is held before the empty answer goes out,
+/// whatever the client's `max_wait_ms` asks for.
+const FETCH_MAX_HOLD: Duration = Duration::from_secs(1);
+
+/// How often a held Fetch looks at the logs again.
+const FETCH_RECHECK: Duration = Duration::from_millis(10);
 
 /// How long the marker sender waits to connect, and then for an answer.
 const MARKER_CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
@@ -466,9 +473,43 @@ fn handle_frame(shared: &Shared, frame: Bytes, listener: Listener) -> Reply {
         body.api_key().name(),
         header.client_id.as_deref().unwrap_or("-")
     );
+    if let RequestBody::Fetch(req) = &body {
+        let response = fetch_waiting(shared, req, version);
+        return encode(correlation_id, &ResponseBody::Fetch(response), version);
+    }
     match respond(shared, &header, body, listener) {
         Some(response) => encode(correlation_id, &response, version),
         None => Reply::Nothing,
+    }
+}
+
+/// Fetch with a wait: when the logs have fewer than `min_bytes` (at least one byte) to return
+/// and no partition has an error, the request is looked at again every few milliseconds
+/// (without holding the lock in between) until there is, or until `max_wait_ms` (at most
+/// [`FETCH_MAX_HOLD`]) have passed; then the last answer goes out. Without this, a consumer
+/// that has read everything would send its next Fetch at once, over and over.
+fn fetch_waiting(shared: &Shared, req: &FetchRequest, version: i16) -> FetchResponse {
+    let started = Instant::now();
+    let wait =
+        Duration::from_millis(u64::try_from(req.max_wait_ms).unwrap_or(0)).min(FETCH_MAX_HOLD);
+    let enough = usize::try_from(req.min_bytes).unwrap_or(0).max(1);
+    loop {
+        let response = {
+            let mut guard = shared.lock();
+            shared.refresh(&mut guard);
+            guard.leaders.fetch(req, version)
+        };
+        let partitions = response.responses.iter().flat_map(|t| &t.partitions);
+        let mut bytes = 0usize;
+        let mut failed = false;
+        for p in partitions {
+            bytes += p.records.as_ref().map_or(0, |r| r.as_bytes().len());
+            failed |= p.error_code != errors::NONE;
+        }
+        if bytes >= enough || failed || started.elapsed() + FETCH_RECHECK > wait {
+            return response;
+        }
+        thread::sleep(FETCH_RECHECK);
     }
 }
 
@@ -501,6 +542,7 @@ fn respond(
             }
             ResponseBody::Produce(response)
         }
+        // Answered without waiting here; `handle_frame` sends Fetch through `fetch_waiting`.
         RequestBody::Fetch(req) => ResponseBody::Fetch(state.leaders.fetch(&req, version)),
         RequestBody::ListOffsets(req) => {
             ResponseBody::ListOffsets(state.leaders.list_offsets(&req, version))
@@ -758,9 +800,10 @@ fn send_markers(
     send: &MarkerSend,
     to: Option<&BrokerInfo>,
 ) -> Option<WriteTxnMarkersResponse> {
+    let version = send.version();
     trace!(
         shared.who,
-        "marker {} to broker {}: sending {}",
+        "marker {} to broker {}: sending WriteTxnMarkers v{version}: {}",
         send.id,
         send.broker,
         marker_partitions(&send.request)
@@ -781,10 +824,9 @@ fn send_markers(
         MARKER_IO_TIMEOUT,
     )
     .and_then(|mut client| {
-        client.call(
-            RequestBody::WriteTxnMarkers(send.request.clone()),
-            MARKER_VERSION,
-        )
+        // Version 2 for a transaction of version 2: older versions drop the field that tells
+        // the leader to apply the strict epoch rule.
+        client.call(RequestBody::WriteTxnMarkers(send.request.clone()), version)
     });
     match result {
         Ok(ResponseBody::WriteTxnMarkers(resp)) => {
@@ -1027,7 +1069,7 @@ mod tests {
             (18, 0, 3),
             (22, 0, 4),
             (24, 0, 3),
-            (26, 0, 3),
+            (26, 0, 5),
         ];
         let mut c = client(server.client_addr);
         let ResponseBody::ApiVersions(resp) = c
@@ -1048,7 +1090,7 @@ mod tests {
             panic!("not an ApiVersions answer")
         };
         let mut expected_broker = expected_client.clone();
-        expected_broker.push((27, 0, 1));
+        expected_broker.push((27, 0, 2));
         assert_eq!(versions(&resp), expected_broker);
 
         // A probe at v4 (which kafka-wire can read) and at v99 (which it cannot): both are
@@ -1241,5 +1283,358 @@ mod tests {
             .call(RequestBody::ApiVersions(ApiVersionsRequest::default()), 3)
             .is_ok());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn fetch_v12(c: &mut Client, partition: i32, offset: i64, max_wait_ms: i32) -> FetchResponse {
+        use kafka_wire::messages::fetch_request::{FetchPartition, FetchTopic};
+        let req = FetchRequest {
+            replica_id: -1,
+            max_wait_ms,
+            min_bytes: 1,
+            max_bytes: 1 << 20,
+            isolation_level: 0,
+            topics: vec![FetchTopic {
+                topic: "orders".into(),
+                partitions: vec![FetchPartition {
+                    partition,
+                    fetch_offset: offset,
+                    partition_max_bytes: 1 << 20,
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        match c.call(RequestBody::Fetch(req), 12).unwrap() {
+            ResponseBody::Fetch(r) => r,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// Every batch of one partition, read from its leader with read_uncommitted.
+    fn log_of(c: &mut Client, partition: i32) -> Vec<kafka_wire::records::RecordBatch> {
+        let resp = fetch_v12(c, partition, 0, 0);
+        let data = &resp.responses[0].partitions[0];
+        assert_eq!(data.error_code, errors::NONE);
+        let bytes = data.records.as_ref().map(|r| r.as_bytes().clone());
+        kafka_wire::records::RecordsReader::new(bytes.unwrap_or_default())
+            .map(|b| b.unwrap())
+            .collect()
+    }
+
+    fn produce_txn(c: &mut Client, partition: i32, producer: (i64, i16), sequence: i32) -> i16 {
+        use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
+        use kafka_wire::messages::ProduceRequest;
+        use kafka_wire::records::{Record, RecordBatchBuilder};
+        let records = RecordBatchBuilder::new()
+            .producer(producer.0, producer.1, sequence)
+            .transactional(true)
+            .record(Record::new(None, Some(Bytes::from_static(b"v"))))
+            .encode()
+            .unwrap();
+        let req = ProduceRequest {
+            transactional_id: Some("tv2".into()),
+            acks: -1,
+            timeout_ms: 5000,
+            topic_data: vec![TopicProduceData {
+                name: "orders".into(),
+                partition_data: vec![PartitionProduceData {
+                    index: partition,
+                    records: Some(records),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        match c.call(RequestBody::Produce(req), 9).unwrap() {
+            ResponseBody::Produce(r) => r.responses[0].partition_responses[0].error_code,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_empty_fetch_waits_for_max_wait_ms_and_data_is_answered_at_once() {
+        let (dir, _) = setup("fetchwait", 1, 0);
+        let server = start(Options::new(&dir, 0)).unwrap();
+        let mut c = client(server.client_addr);
+        let t = Instant::now();
+        let empty = fetch_v12(&mut c, 0, 0, 300);
+        assert!(
+            t.elapsed() >= Duration::from_millis(250),
+            "{:?}",
+            t.elapsed()
+        );
+        assert_eq!(empty.responses[0].partitions[0].error_code, errors::NONE);
+        // A fetch that cannot succeed (no such partition) is answered without waiting.
+        let t = Instant::now();
+        let bad = fetch_v12(&mut c, 7, 0, 5000);
+        assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+        assert_eq!(
+            bad.responses[0].partitions[0].error_code,
+            errors::UNKNOWN_TOPIC_OR_PARTITION
+        );
+        // Data is answered at once, however long the client would wait.
+        assert_eq!(produce_txn(&mut c, 0, (5, 0), 0), errors::NONE);
+        let t = Instant::now();
+        let full = fetch_v12(&mut c, 0, 0, 5000);
+        assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+        let records = full.responses[0].partitions[0].records.as_ref().unwrap();
+        assert!(!records.as_bytes().is_empty());
+        // The brokers' threads go on running (and may still write there).
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn init_producer(c: &mut Client, id: &str) -> (i64, i16) {
+        use kafka_wire::messages::InitProducerIdRequest;
+        let init = InitProducerIdRequest {
+            transactional_id: Some(id.to_owned().into()),
+            transaction_timeout_ms: 60_000,
+            producer_id: -1,
+            producer_epoch: -1,
+            ..Default::default()
+        };
+        match c.call(RequestBody::InitProducerId(init), 4).unwrap() {
+            ResponseBody::InitProducerId(r) => {
+                assert_eq!(r.error_code, errors::NONE);
+                (r.producer_id, r.producer_epoch)
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// AddPartitionsToTxn, retried while the previous transaction is still finishing.
+    fn add_partitions(c: &mut Client, id: &str, producer: (i64, i16), partitions: Vec<i32>) {
+        use kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
+        let add = AddPartitionsToTxnRequest {
+            v3_and_below_transactional_id: id.to_owned().into(),
+            v3_and_below_producer_id: producer.0,
+            v3_and_below_producer_epoch: producer.1,
+            v3_and_below_topics: vec![AddPartitionsToTxnTopic {
+                name: "orders".into(),
+                partitions,
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let codes: Vec<i16> = match c
+                .call(RequestBody::AddPartitionsToTxn(add.clone()), 3)
+                .unwrap()
+            {
+                ResponseBody::AddPartitionsToTxn(r) => r.results_by_topic_v3_and_below[0]
+                    .results_by_partition
+                    .iter()
+                    .map(|p| p.partition_error_code)
+                    .collect(),
+                other => panic!("{other:?}"),
+            };
+            let busy = codes.contains(&errors::CONCURRENT_TRANSACTIONS);
+            if busy && Instant::now() < deadline {
+                thread::sleep(Duration::from_millis(20));
+                continue;
+            }
+            assert!(codes.iter().all(|&code| code == errors::NONE), "{codes:?}");
+            return;
+        }
+    }
+
+    /// EndTxn commit at `version`; the epoch the producer has afterwards.
+    fn commit(c: &mut Client, id: &str, producer: (i64, i16), version: i16) -> i16 {
+        use kafka_wire::messages::EndTxnRequest;
+        let end = EndTxnRequest {
+            transactional_id: id.to_owned().into(),
+            producer_id: producer.0,
+            producer_epoch: producer.1,
+            committed: true,
+            ..Default::default()
+        };
+        match c.call(RequestBody::EndTxn(end), version).unwrap() {
+            ResponseBody::EndTxn(r) => {
+                assert_eq!(r.error_code, errors::NONE);
+                if version >= 5 {
+                    assert_eq!(r.producer_id, producer.0);
+                    r.producer_epoch
+                } else {
+                    producer.1
+                }
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The marker sender picks the WriteTxnMarkers version per transaction: a fake leader on
+    /// broker 1's inter-broker port records what arrives. A transaction ended with EndTxn v3
+    /// (transaction version 1) gets v1 markers; one ended with EndTxn v5 gets v2 markers that
+    /// carry transaction version 2 and the bumped epoch.
+    #[test]
+    fn the_marker_sender_uses_v2_for_transaction_version_2() {
+        use kafka_wire::messages::write_txn_markers_response::{
+            WritableTxnMarkerPartitionResult, WritableTxnMarkerResult, WritableTxnMarkerTopicResult,
+        };
+        // Broker 0 coordinates; broker 1 (leader of orders-1) is the fake below.
+        let (dir, cluster) = setup("senderversion", 2, 0);
+        let fake = TcpListener::bind(("127.0.0.1", cluster.brokers[1].broker_port)).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        thread::spawn(move || {
+            for stream in fake.incoming() {
+                let Ok(mut stream) = stream else { return };
+                let Some(frame) = read_frame(&mut stream) else {
+                    continue;
+                };
+                let (header, body) = frame::decode_request(frame).unwrap();
+                let RequestBody::WriteTxnMarkers(req) = body else {
+                    panic!("the fake leader got {:?}", body.api_key())
+                };
+                let version = header.request_api_version;
+                // Every partition acknowledged, so the coordinator completes the transaction.
+                let answer = WriteTxnMarkersResponse {
+                    markers: req
+                        .markers
+                        .iter()
+                        .map(|m| WritableTxnMarkerResult {
+                            producer_id: m.producer_id,
+                            topics: m
+                                .topics
+                                .iter()
+                                .map(|t| WritableTxnMarkerTopicResult {
+                                    name: t.name.clone(),
+                                    partitions: t
+                                        .partition_indexes
+                                        .iter()
+                                        .map(|&p| WritableTxnMarkerPartitionResult {
+                                            partition_index: p,
+                                            error_code: errors::NONE,
+                                            ..Default::default()
+                                        })
+                                        .collect(),
+                                    ..Default::default()
+                                })
+                                .collect(),
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                };
+                let mut out = BytesMut::new();
+                let header = ResponseHeader {
+                    correlation_id: header.correlation_id,
+                    ..Default::default()
+                };
+                frame::encode_response(
+                    &mut out,
+                    &header,
+                    &ResponseBody::WriteTxnMarkers(answer),
+                    version,
+                )
+                .unwrap();
+                let _ = stream.write_all(&out);
+                if tx.send((version, req)).is_err() {
+                    return;
+                }
+            }
+        });
+        let server = start(Options::new(&dir, 0)).unwrap();
+        let mut c = client(server.client_addr);
+        let id = "sender-version";
+        let first = init_producer(&mut c, id);
+        add_partitions(&mut c, id, first, vec![1]);
+        assert_eq!(commit(&mut c, id, first, 3), first.1);
+        let (version, req) = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(version, 1);
+        assert_eq!(req.markers[0].producer_epoch, first.1);
+
+        add_partitions(&mut c, id, first, vec![1]);
+        let bumped = commit(&mut c, id, first, 5);
+        assert_eq!(bumped, first.1 + 1);
+        let (version, req) = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(version, 2);
+        assert_eq!(req.markers[0].transaction_version, 2);
+        assert_eq!(req.markers[0].producer_epoch, bumped);
+        // The brokers' threads go on running (and may still write there).
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// EndTxn v5 (transaction version 2) over TCP between real brokers: the coordinator bumps
+    /// the epoch and its v2 markers are accepted on the inter-broker listener and written with
+    /// the bumped epoch. A marker that reaches a leader at v2 is held to the strict rule (a
+    /// marker epoch equal to the epoch of the open transaction's data is a stale duplicate and
+    /// is refused), while the same marker at v1 cannot say so and is applied.
+    #[test]
+    fn transaction_version_2_markers_travel_at_v2_and_are_held_to_the_strict_rule() {
+        use kafka_wire::messages::write_txn_markers_request::{
+            WritableTxnMarker, WritableTxnMarkerTopic,
+        };
+        use kafka_wire::records::ControlRecordType;
+
+        // Broker 0 coordinates and leads orders-0 and orders-2; broker 1 leads orders-1.
+        let (dir, _) = setup("tv2", 2, 0);
+        let b0 = start(Options::new(&dir, 0)).unwrap();
+        let b1 = start(Options::new(&dir, 1)).unwrap();
+        let mut c0 = client(b0.client_addr);
+        let mut c1 = client(b1.client_addr);
+        let (pid, epoch) = init_producer(&mut c0, "tv2");
+        add_partitions(&mut c0, "tv2", (pid, epoch), vec![0, 1]);
+        assert_eq!(produce_txn(&mut c0, 0, (pid, epoch), 0), errors::NONE);
+        assert_eq!(produce_txn(&mut c1, 1, (pid, epoch), 0), errors::NONE);
+        let bumped = commit(&mut c0, "tv2", (pid, epoch), 5);
+        assert_eq!(bumped, epoch + 1);
+
+        // Both leaders get their COMMIT marker, written with the bumped epoch.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut coordinator_epoch = None;
+        for (c, partition) in [(&mut c0, 0), (&mut c1, 1)] {
+            loop {
+                let log = log_of(c, partition);
+                if let Some(marker) = log.iter().find(|b| b.is_control) {
+                    let control = marker.control_record().unwrap().unwrap();
+                    assert_eq!(control.kind, ControlRecordType::Commit);
+                    assert_eq!((marker.producer_id, marker.producer_epoch), (pid, bumped));
+                    coordinator_epoch = control.marker.map(|m| m.coordinator_epoch);
+                    assert_eq!(log.len(), 2, "data and one marker");
+                    break;
+                }
+                assert!(Instant::now() < deadline, "no marker on orders-{partition}");
+                thread::sleep(Duration::from_millis(20));
+            }
+        }
+        let coordinator_epoch = coordinator_epoch.expect("the marker names its coordinator epoch");
+
+        // The next transaction's data is at the bumped epoch. A COMMIT marker at that same
+        // epoch is what a stale duplicate of the previous transaction's marker looks like.
+        assert_eq!(produce_txn(&mut c1, 1, (pid, bumped), 0), errors::NONE);
+        let stale = WriteTxnMarkersRequest {
+            markers: vec![WritableTxnMarker {
+                producer_id: pid,
+                producer_epoch: bumped,
+                transaction_result: true,
+                topics: vec![WritableTxnMarkerTopic {
+                    name: "orders".into(),
+                    partition_indexes: vec![1],
+                    ..Default::default()
+                }],
+                coordinator_epoch,
+                transaction_version: 2,
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let mut inter = client(b1.broker_addr);
+        let code_at = |inter: &mut Client, version: i16| match inter
+            .call(RequestBody::WriteTxnMarkers(stale.clone()), version)
+            .unwrap()
+        {
+            ResponseBody::WriteTxnMarkers(r) => r.markers[0].topics[0].partitions[0].error_code,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(code_at(&mut inter, 2), errors::INVALID_PRODUCER_EPOCH);
+        assert_eq!(log_of(&mut c1, 1).len(), 3, "nothing appended");
+        // At v1 the transaction version is lost on the wire and the lenient rule applies: the
+        // stale marker would end the new transaction. This is why the sender must use v2.
+        assert_eq!(code_at(&mut inter, 1), errors::NONE);
+        assert_eq!(log_of(&mut c1, 1).len(), 4);
+        // The brokers' threads go on running (and may still write there).
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

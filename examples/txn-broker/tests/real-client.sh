@@ -1,16 +1,29 @@
 #!/usr/bin/env bash
 # txn-broker against librdkafka (confluent-kafka): sets up a virtualenv under target/, builds
-# the broker, starts a 3-broker cluster in a temporary directory, runs real_client.py, stops
-# the brokers and exits with the script's status.
+# the broker, starts a 3-broker cluster on free ports in a temporary directory, runs
+# real_client.py, checks its summary (and the brokers' logs against it), stops the brokers and
+# exits 0 only when everything matched.
 #
 #   examples/txn-broker/tests/real-client.sh                 # own cluster, then removed
 #   examples/txn-broker/tests/real-client.sh --bootstrap 127.0.0.1:9092   # a running cluster
 #   KEEP=1 examples/txn-broker/tests/real-client.sh          # keep the data dir and logs
+#   REAL_CLIENT_TIMEOUT=900                                   # bound on the whole run (s)
 #
 # Any other argument is passed to real_client.py (e.g. --debug protocol).
+#
+# Output: the summary of real_client.py, the requests librdkafka sent (own cluster only) and
+# `real-client: PASS`, or on a failure what went wrong with the tails of the client's and the
+# brokers' logs. Exit status: 0 pass, 1 a check failed, 124 the time bound ran out, other
+# values a setup step failed.
 set -euo pipefail
 
-CONFLUENT_KAFKA_VERSION=2.16.1   # its manylinux wheels bundle librdkafka 2.16.0
+CONFLUENT_KAFKA_VERSION=2.16.1 # its manylinux wheels bundle librdkafka 2.16.0
+
+# The whole run is bounded: the script runs itself again under `timeout`, which sends TERM
+# (and KILL 10 s later) when the time is up; the EXIT trap below still stops the brokers.
+if [ -z "${REAL_CLIENT_BOUNDED:-}" ]; then
+    REAL_CLIENT_BOUNDED=1 exec timeout -k 10 "${REAL_CLIENT_TIMEOUT:-900}" bash "$0" "$@"
+fi
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -20,41 +33,76 @@ bootstrap=""
 passthrough=()
 while [ $# -gt 0 ]; do
     case "$1" in
-        --bootstrap) bootstrap=$2; shift 2 ;;
+        --bootstrap)
+            [ $# -ge 2 ] || { echo "real-client: --bootstrap needs HOST:PORT[,...]" >&2; exit 2; }
+            bootstrap=$2
+            shift 2
+            ;;
         *) passthrough+=("$1"); shift ;;
     esac
 done
 
-venv=$target/real-client-venv
-if ! "$venv/bin/python" -c "import confluent_kafka, sys; sys.exit(confluent_kafka.version() != '$CONFLUENT_KAFKA_VERSION')" 2>/dev/null; then
-    echo "real-client: creating $venv with confluent-kafka==$CONFLUENT_KAFKA_VERSION" >&2
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --only-binary=:all: "confluent-kafka==$CONFLUENT_KAFKA_VERSION"
-fi
-"$venv/bin/python" -c 'import confluent_kafka as c; print("real-client: confluent-kafka", c.version(), "librdkafka", c.libversion()[0])' >&2
-
 pids=()
 dir=""
+work=$(mktemp -d "${TMPDIR:-/tmp}/txn-broker-real-client.XXXXXX")
 cleanup() {
-    for pid in "${pids[@]}"; do
+    local status=$?
+    for pid in ${pids[@]+"${pids[@]}"}; do
         kill "$pid" 2>/dev/null || true
     done
-    for pid in "${pids[@]}"; do
+    for pid in ${pids[@]+"${pids[@]}"}; do
         wait "$pid" 2>/dev/null || true
     done
-    if [ -n "$dir" ] && [ -z "${KEEP:-}" ]; then
-        rm -rf "$dir"
-    elif [ -n "$dir" ]; then
-        echo "real-client: kept $dir" >&2
+    if [ -z "${KEEP:-}" ]; then
+        rm -rf "$work"
+    else
+        echo "real-client: kept $work" >&2
     fi
+    exit "$status"
 }
 trap cleanup EXIT
+stopped() {
+    echo "real-client: FAIL: stopped by $1 (REAL_CLIENT_TIMEOUT=${REAL_CLIENT_TIMEOUT:-900} s bounds the run)" >&2
+    show_logs
+    exit "$2"
+}
+trap 'stopped TERM 143' TERM
+trap 'stopped INT 130' INT
+
+# Prints the last lines of the client's and of every broker's log.
+show_logs() {
+    local f
+    for f in "$work"/client.log "$work"/setup.log ${dir:+"$dir"/broker-*.log}; do
+        [ -s "$f" ] || continue
+        echo "---- last 40 lines of $f" >&2
+        tail -n 40 "$f" >&2
+    done
+}
+
+fail() {
+    echo "real-client: FAIL: $*" >&2
+    show_logs
+    exit 1
+}
+
+# The virtualenv, made once and reused while it has the pinned version. A lock keeps two runs
+# from building it at the same time.
+venv=$target/real-client-venv
+mkdir -p "$target"
+(
+    flock 9
+    if ! "$venv/bin/python" -c "import confluent_kafka, sys; sys.exit(confluent_kafka.version() != '$CONFLUENT_KAFKA_VERSION')" 2>/dev/null; then
+        python3 -m venv --clear "$venv"
+        timeout 600 "$venv/bin/pip" install --quiet --disable-pip-version-check --no-input \
+            --only-binary=:all: "confluent-kafka==$CONFLUENT_KAFKA_VERSION"
+    fi
+) 9>"$target/real-client-venv.lock" >"$work/setup.log" 2>&1 || fail "virtualenv with confluent-kafka==$CONFLUENT_KAFKA_VERSION"
 
 if [ -z "$bootstrap" ]; then
-    (cd "$root" && cargo build --quiet -p txn-broker)
+    (cd "$root" && cargo build --quiet -p txn-broker) >>"$work/setup.log" 2>&1 || fail "cargo build"
     exe=$target/debug/txn-broker
-    dir=$(mktemp -d "${TMPDIR:-/tmp}/txn-broker-real-client.XXXXXX")
-    # A base port whose three client ports and three broker ports are all free.
+    dir=$work/data
+    # A base port whose three client ports and three broker ports are all free now.
     base=$("$venv/bin/python" - <<'EOF'
 import random, socket
 def free(port):
@@ -73,29 +121,97 @@ for _ in range(200):
         break
 EOF
 )
-    "$exe" init --data "$dir" --brokers 3 --base-port "$base" --topic orders:3
+    [ -n "$base" ] || fail "no free ports"
+    "$exe" init --data "$dir" --brokers 3 --base-port "$base" --topic orders:3 >>"$work/setup.log" 2>&1 \
+        || fail "txn-broker init"
     for id in 0 1 2; do
-        "$exe" start --data "$dir" --id "$id" --verbose 2>"$dir/broker-$id.log" &
+        # The brokers also end by themselves within a second of this script's end, even a
+        # kill -9 of it: their standard input is a pipe from a loop that lives as long as it.
+        "$exe" start --data "$dir" --id "$id" --verbose --exit-with-stdin \
+            2>"$dir/broker-$id.log" >/dev/null \
+            < <(while kill -0 $$ 2>/dev/null; do sleep 1; done) &
         pids+=($!)
     done
-    bootstrap="127.0.0.1:$base,127.0.0.1:$((base + 1)),127.0.0.1:$((base + 2))"
-    for port in "$base" "$((base + 1))" "$((base + 2))"; do
-        for _ in $(seq 100); do
-            if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
-            sleep 0.1
+    for id in 0 1 2; do
+        for _ in $(seq 200); do
+            grep -q "broker $id up" "$dir/broker-$id.log" 2>/dev/null && break
+            kill -0 "${pids[$id]}" 2>/dev/null || fail "broker $id ended at start"
+            sleep 0.05
         done
+        grep -q "broker $id up" "$dir/broker-$id.log" || fail "broker $id did not start within 10 s"
     done
+    bootstrap="127.0.0.1:$base,127.0.0.1:$((base + 1)),127.0.0.1:$((base + 2))"
 fi
 
 status=0
-"$venv/bin/python" "$here/real_client.py" --bootstrap "$bootstrap" ${passthrough[@]+"${passthrough[@]}"} || status=$?
+timeout 300 "$venv/bin/python" "$here/real_client.py" --bootstrap "$bootstrap" \
+    ${passthrough[@]+"${passthrough[@]}"} >"$work/summary.txt" 2>"$work/client.log" || status=$?
+cat "$work/summary.txt"
+
+# The numbers of the summary: `value NAME` reads NAME=N from its lines before the per-partition
+# ones.
+value() {
+    grep -v 'partition=' "$work/summary.txt" | grep -o "\b$1=[0-9]*" | head -n 1 | cut -d= -f2 || true
+}
+problems=()
+[ "$status" -eq 0 ] || problems+=("real_client.py exited with status $status")
+grep -qx 'RESULT: OK' "$work/summary.txt" || problems+=("real_client.py did not report RESULT: OK")
+produced=$(value produced)
+committed=$(value committed)
+aborted=$(value aborted)
+if [ -z "$produced" ] || [ -z "$committed" ] || [ -z "$aborted" ]; then
+    problems+=("no summary")
+else
+    [ "$((committed + aborted))" -eq "$produced" ] || problems+=("committed + aborted != produced")
+    [ "$(value read_committed)" = "$committed" ] || problems+=("read_committed != committed")
+    [ "$(value read_uncommitted)" = "$produced" ] || problems+=("read_uncommitted != produced")
+    [ "$(value fenced)" = 1 ] || problems+=("the first producer was not fenced")
+    [ "$committed" -gt 0 ] && [ "$aborted" -gt 0 ] || problems+=("nothing committed or nothing aborted")
+fi
+
+if [ -n "$dir" ] && [ ${#problems[@]} -eq 0 ]; then
+    # The logs on disk against the summary, from each partition's start offset on: every data
+    # record produced (and none of the fenced producer's late ones), one COMMIT marker per
+    # partition of each committed transaction, one ABORT marker per partition of each aborted
+    # one. Markers go out after EndTxn is answered, so give the last ones a moment.
+    starts=$(grep -o 'partition=[0-9]* start=[0-9]*' "$work/summary.txt" | tr -c '0-9\n' ' ')
+    for _ in $(seq 50); do
+        "$exe" dump --data "$dir" >"$work/dump.txt" 2>&1 || fail "txn-broker dump"
+        read -r records commits aborts < <(awk -v starts="$starts" '
+            BEGIN { n = split(starts, s, "\n"); for (i = 1; i <= n; i++) { split(s[i], f, " "); if (f[1] != "") start[f[1]] = f[2] } }
+            /^[^ ].*\(leader/ { part = $1; sub(/.*-/, "", part); next }
+            /^  offset/ {
+                if ($2 < start[part]) next
+                if ($0 ~ /COMMIT marker/) c++
+                else if ($0 ~ /ABORT marker/) a++
+                else if (match($0, /[0-9]+ record\(s\)/)) r += substr($0, RSTART, RLENGTH) + 0
+            }
+            END { print r + 0, c + 0, a + 0 }' "$work/dump.txt")
+        [ "$commits" = "$(value commit_markers)" ] && [ "$aborts" = "$(value abort_markers)" ] && break
+        sleep 0.1
+    done
+    echo "  in the logs: records=$records commit_markers=$commits abort_markers=$aborts"
+    [ "$records" = "$produced" ] || problems+=("the logs hold $records records, $produced were produced")
+    [ "$commits" = "$(value commit_markers)" ] || problems+=("the logs hold $commits COMMIT markers")
+    [ "$aborts" = "$(value abort_markers)" ] || problems+=("the logs hold $aborts ABORT markers")
+fi
 
 if [ -n "$dir" ]; then
-    echo "real-client: requests the brokers received from clients (count, API, version):"
-    grep -ho 'Client [A-Za-z]* v[0-9]*' "$dir"/broker-*.log | sort | uniq -c | sort -k2,2 -k3,3V || true
-    echo "real-client: ApiVersions probes answered at v0:"
-    grep -ho 'ApiVersions v[0-9]* corr [0-9]*: unsupported' "$dir"/broker-*.log | sed 's/ corr [0-9]*//' | sort | uniq -c || true
-    echo "real-client: connections closed by a broker:"
-    grep -h 'closing:' "$dir"/broker-*.log | sed 's/^\[[^]]*\] [0-9.:]*: //' | sort | uniq -c || true
+    # Which version of each API librdkafka used (from the brokers' --verbose traces), and
+    # which the coordinator used for its markers.
+    echo "  requests from clients (API version count):" \
+        "$(grep -ho 'Client [A-Za-z]* v[0-9]*' "$dir"/broker-*.log | sort | uniq -c |
+            awk '{ printf "%s %s %s, ", $3, $4, $1 }' | sed 's/, $//')"
+    echo "  requests between brokers (API version count):" \
+        "$(grep -ho 'InterBroker [A-Za-z]* v[0-9]*' "$dir"/broker-*.log | sort | uniq -c |
+            awk '{ printf "%s %s %s, ", $3, $4, $1 } END { if (NR == 0) printf "none" }' | sed 's/, $//')"
 fi
-exit "$status"
+
+if [ ${#problems[@]} -gt 0 ]; then
+    for p in "${problems[@]}"; do
+        echo "real-client: FAIL: $p" >&2
+    done
+    show_logs
+    exit 1
+fi
+echo "real-client: PASS"

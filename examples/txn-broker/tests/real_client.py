@@ -14,7 +14,13 @@ What it does, against a running cluster (see real-client.sh):
    the committed messages, in order per partition, each once; a read_uncommitted consumer
    must read every message that reached the logs, aborted ones included.
 
-It prints a summary and exits 1 when anything differs from what was expected.
+The consumers start at the end each partition had before the run (asked with ListOffsets),
+so the script can run again and again against the same cluster.
+
+Progress and librdkafka's own messages go to standard error. Standard output gets the summary
+only: `name=number` pairs that real-client.sh checks (and checks against the brokers' logs when
+it runs the cluster itself), then `RESULT: OK` or `RESULT: FAIL`. The exit status is 0 only for
+OK.
 """
 
 import argparse
@@ -31,7 +37,7 @@ FENCING_CODES = {
 
 
 def log(msg):
-    print(f"[real-client] {msg}", flush=True)
+    print(f"[real-client] {msg}", file=sys.stderr, flush=True)
 
 
 class Plan:
@@ -48,12 +54,23 @@ class Plan:
     def everything(self, p):
         return [v for v, t in self.sent[p] if t in self.outcome]
 
-    def count(self, result=None):
+    def count(self, result=None, partitions=None):
         return sum(
             1
-            for p in self.partitions
+            for p in (self.partitions if partitions is None else partitions)
             for _, t in self.sent[p]
             if t in self.outcome and (result is None or self.outcome[t] == result)
+        )
+
+    def markers(self, result):
+        """How many COMMIT (or ABORT) markers the logs must get: one per partition that a
+        transaction with that outcome wrote to."""
+        return sum(
+            1
+            for t, o in self.outcome.items()
+            if o == result
+            for p in self.partitions
+            if any(tt == t for _, tt in self.sent[p])
         )
 
 
@@ -133,7 +150,25 @@ def fencing(args, plan, first):
     return second, detail, fenced
 
 
-def consume(args, plan, isolation, expected):
+def end_offsets(args, partitions):
+    """The high watermark of each partition now (librdkafka asks with ListOffsets)."""
+    consumer = Consumer({
+        "bootstrap.servers": args.bootstrap,
+        "group.id": args.group,
+        "enable.auto.commit": False,
+        **({"debug": args.debug} if args.debug else {}),
+    })
+    try:
+        return {
+            p: consumer.get_watermark_offsets(TopicPartition(args.topic, p),
+                                              timeout=args.timeout, cached=False)[1]
+            for p in partitions
+        }
+    finally:
+        consumer.close()
+
+
+def consume(args, plan, isolation, expected, start):
     conf = {
         "bootstrap.servers": args.bootstrap,
         "isolation.level": isolation,
@@ -145,7 +180,7 @@ def consume(args, plan, isolation, expected):
     if args.debug:
         conf["debug"] = args.debug
     consumer = Consumer(conf)
-    consumer.assign([TopicPartition(args.topic, p, 0) for p in plan.partitions])
+    consumer.assign([TopicPartition(args.topic, p, start[p]) for p in plan.partitions])
     got = {p: [] for p in plan.partitions}
     errors = []
     want = sum(len(v) for v in expected.values())
@@ -178,7 +213,7 @@ def consume(args, plan, isolation, expected):
             problems.append(f"partition {p}: read {values}, expected {expected[p]}")
     for e in errors:
         problems.append(f"consumer error: {e}")
-    return sum(len(v) for v in got.values()), problems
+    return {p: len(got[p]) for p in plan.partitions}, problems
 
 
 def main():
@@ -199,6 +234,8 @@ def main():
     plan = Plan(list(range(args.partitions)))
     problems = []
     log(f"bootstrap {args.bootstrap}, topic {args.topic} partitions {plan.partitions}")
+    start = end_offsets(args, plan.partitions)
+    log(f"start offsets {start}")
 
     first = make_producer(args)
     first.init_transactions(args.timeout)
@@ -216,20 +253,26 @@ def main():
 
     expected_committed = {p: plan.committed(p) for p in plan.partitions}
     expected_all = {p: plan.everything(p) for p in plan.partitions}
-    read_committed, issues = consume(args, plan, "read_committed", expected_committed)
+    read_committed, issues = consume(args, plan, "read_committed", expected_committed, start)
     problems += [f"read_committed: {i}" for i in issues]
-    read_uncommitted, issues = consume(args, plan, "read_uncommitted", expected_all)
+    read_uncommitted, issues = consume(args, plan, "read_uncommitted", expected_all, start)
     problems += [f"read_uncommitted: {i}" for i in issues]
 
-    txns = plan.outcome.values()
+    outcomes = list(plan.outcome.values())
+    # Every line is `name=value` pairs; real-client.sh reads the numbers back.
     print("real-client summary")
-    print(f"  transactions: {sum(1 for o in txns if o == 'commit')} committed, "
-          f"{sum(1 for o in txns if o == 'abort')} aborted (one of them by fencing)")
-    print(f"  messages produced: {plan.count()} "
-          f"(committed {plan.count('commit')}, aborted {plan.count('abort')})")
-    print(f"  fencing: {detail}")
-    print(f"  read_committed consumer read: {read_committed} (expected {plan.count('commit')})")
-    print(f"  read_uncommitted consumer read: {read_uncommitted} (expected {plan.count()})")
+    print(f"  produced={plan.count()} committed={plan.count('commit')} "
+          f"aborted={plan.count('abort')}")
+    print(f"  read_committed={sum(read_committed.values())} "
+          f"read_uncommitted={sum(read_uncommitted.values())}")
+    print(f"  transactions_committed={outcomes.count('commit')} "
+          f"transactions_aborted={outcomes.count('abort')} fenced={int(fenced)}")
+    print(f"  commit_markers={plan.markers('commit')} abort_markers={plan.markers('abort')}")
+    for p in plan.partitions:
+        print(f"  partition={p} start={start[p]} produced={plan.count(partitions=[p])} "
+              f"committed={plan.count('commit', [p])} aborted={plan.count('abort', [p])} "
+              f"read_committed={read_committed[p]} read_uncommitted={read_uncommitted[p]}")
+    print(f"  fencing_error={detail}")
     for p in problems:
         print(f"  PROBLEM: {p}")
     print("RESULT:", "OK" if not problems else "FAIL")
