@@ -638,8 +638,11 @@ impl Coordinator {
         if meta.state == TxnState::Ongoing {
             // A new incarnation while the previous one is in a transaction: fence the old
             // epoch and abort what it left. The client retries until the abort is complete.
-            new.prev_producer_id = meta.producer_id;
-            new.prev_producer_epoch = meta.producer_epoch;
+            // The fenced epoch is not recorded as the previous one: that slot is what the
+            // retry rules (EndTxn v5, InitProducerId v3+) match, and a match would hand the
+            // current epoch back to the fenced incarnation.
+            new.prev_producer_id = -1;
+            new.prev_producer_epoch = -1;
             new.producer_epoch = fencing_epoch(meta.producer_epoch);
             trace!(
                 self.who,
@@ -1696,6 +1699,41 @@ mod tests {
             add(&mut c, "t", (old.0, old.1 + 1), &[("orders", 0)]),
             PRODUCER_FENCED
         );
+    }
+
+    /// Regression (found by the simulation): the fencing abort recorded the fenced epoch as the
+    /// "previous" one, so the zombie's EndTxn v5 (abort) passed for a retry of an EndTxn and was
+    /// answered NONE with the current epoch, and its InitProducerId v4 naming itself was taken
+    /// for a retry of a bump: either way the fenced incarnation got the live epoch back.
+    #[test]
+    fn the_fenced_incarnation_is_not_taken_for_a_retry() {
+        let (mut c, _) = fresh();
+        let old = init(&mut c, "t", 0);
+        assert_eq!(add(&mut c, "t", old, &[("orders", 1)]), NONE);
+        let r = c.init_producer_id(&init_req(Some("t"), 60_000), 4, 10);
+        assert_eq!(r.error_code, CONCURRENT_TRANSACTIONS);
+        let zombie_bump = |c: &mut Coordinator| {
+            let req = InitProducerIdRequest {
+                producer_id: old.0,
+                producer_epoch: old.1,
+                ..init_req(Some("t"), 60_000)
+            };
+            c.init_producer_id(&req, 4, 11)
+        };
+        // While the abort is out.
+        let r = end(&mut c, "t", old, false, 5, 11);
+        assert_eq!((r.error_code, r.producer_epoch), (PRODUCER_FENCED, -1));
+        for s in &c.poll_markers(&cluster(), 11) {
+            c.on_marker_result(s.id, Some(&answer(s, |_| NONE)), 12);
+        }
+        assert_eq!(state(&c, "t"), TxnState::CompleteAbort);
+        // After it completed, before the new incarnation's InitProducerId went through.
+        let r = end(&mut c, "t", old, false, 5, 13);
+        assert_eq!((r.error_code, r.producer_epoch), (PRODUCER_FENCED, -1));
+        let r = zombie_bump(&mut c);
+        assert_eq!((r.error_code, r.producer_epoch), (PRODUCER_FENCED, -1));
+        // The new incarnation still gets its epoch.
+        assert_eq!(init(&mut c, "t", 14), (old.0, old.1 + 2));
     }
 
     #[test]

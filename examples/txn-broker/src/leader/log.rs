@@ -163,8 +163,8 @@ pub(super) struct Appended {
 pub(super) enum MarkerOutcome {
     /// The control batch was appended at this offset.
     Written(i64),
-    /// Nothing was open for the producer here: the marker is a retry or the transaction never
-    /// wrote to this partition.
+    /// Nothing was open for the producer here and the marker's epoch is not new here: the
+    /// marker is a retry or the transaction never wrote to this partition.
     NoOp,
 }
 
@@ -433,7 +433,11 @@ impl Partition {
     }
 
     /// Ends the producer's open transaction in this partition with a control batch, after the
-    /// coordinator-epoch and producer-epoch checks; a no-op when nothing is open.
+    /// coordinator-epoch and producer-epoch checks. When nothing is open the marker is a no-op,
+    /// unless it carries a producer epoch newer than any this partition has seen for the
+    /// producer: then it is written anyway, so that the bump is durable here and fences writes
+    /// of the older epoch (a zombie writing to a partition its aborted transaction had added but
+    /// not yet written to would otherwise open a transaction no marker ever ends).
     pub fn write_marker(
         &mut self,
         storage: &mut dyn Storage,
@@ -473,7 +477,11 @@ impl Partition {
                 ));
             }
         }
-        let Some(txn) = state.and_then(|s| s.ongoing) else {
+        let open = state.and_then(|s| s.ongoing);
+        // Epoch 0 is the first a producer id has: an unknown producer marked at epoch 0 has no
+        // older epoch to fence.
+        let newer_epoch = state.map_or(req.producer_epoch > 0, |s| req.producer_epoch > s.epoch);
+        if open.is_none() && !newer_epoch {
             trace!(
                 who,
                 "{}: ignored {kind} marker of producer {} (epoch {}): no open transaction here",
@@ -482,8 +490,8 @@ impl Partition {
                 req.producer_epoch
             );
             return Ok(MarkerOutcome::NoOp);
-        };
-        if req.strict_epoch && req.producer_epoch <= txn.epoch {
+        }
+        if let Some(txn) = open.filter(|t| req.strict_epoch && req.producer_epoch <= t.epoch) {
             trace!(
                 who,
                 "{}: refused {kind} marker of producer {}: transaction version 2 needs an epoch above {}, got {}",
@@ -508,15 +516,18 @@ impl Partition {
             .map_err(|e| refuse(errors::INVALID_RECORD, e.to_string()))?
             .into_bytes();
         self.append(storage, &bytes, &batch, Some(marker))?;
+        let began = match open {
+            Some(txn) => format!("transaction began at {}", txn.first_offset),
+            None => "no transaction open here, written to fence older epochs".to_owned(),
+        };
         trace!(
             who,
-            "{}: appended {kind} marker of producer {} (epoch {}, coordinator epoch {}) at offset {}, transaction began at {}",
+            "{}: appended {kind} marker of producer {} (epoch {}, coordinator epoch {}) at offset {}, {began}",
             self.tp,
             req.producer_id,
             req.producer_epoch,
             req.coordinator_epoch,
-            offset,
-            txn.first_offset
+            offset
         );
         Ok(MarkerOutcome::Written(offset))
     }

@@ -308,6 +308,52 @@ fn duplicate_marker_is_a_no_op() {
     assert_eq!(fetch(&l, 0, 1).last_stable_offset, 3);
 }
 
+/// Regression (found by the simulation): an abort marker with a bumped epoch for a partition
+/// where the producer had nothing open used to be a no-op, so the leader never learnt the new
+/// epoch and the fenced incarnation could still write there, opening a transaction that no
+/// marker would ever end (read_committed stuck at that offset for good).
+#[test]
+fn marker_with_a_new_epoch_fences_older_writers_where_nothing_was_open() {
+    let s = MemStorage::default();
+    let c = cluster();
+    let mut l = leaders(&s, 0, &c);
+    // Producer 7 (epoch 0) added orders-0 to its transaction without writing there; a new
+    // incarnation's InitProducerId aborted the transaction with epoch 1.
+    assert_eq!(mark(&mut l, &abort(7, 1, 0)), errors::NONE);
+    assert_eq!(control_batches(&l).len(), 1);
+    let zombie = || batch(7, 0, 0, true, &["zombie"]);
+    assert_eq!(
+        produce(&mut l, 0, zombie()).0,
+        errors::INVALID_PRODUCER_EPOCH
+    );
+    // A retry of that marker writes nothing more.
+    assert_eq!(mark(&mut l, &abort(7, 1, 0)), errors::NONE);
+    assert_eq!(control_batches(&l).len(), 1);
+    // The fence is in the log: a reloaded leader keeps it.
+    let mut l = leaders(&s, 0, &c);
+    assert_eq!(
+        produce(&mut l, 0, zombie()).0,
+        errors::INVALID_PRODUCER_EPOCH
+    );
+    // The same for a producer the partition knows at an older epoch.
+    produce(&mut l, 0, batch(8, 0, 0, true, &["t"]));
+    assert_eq!(mark(&mut l, &commit(8, 0, 0)), errors::NONE);
+    assert_eq!(mark(&mut l, &abort(8, 1, 0)), errors::NONE);
+    assert_eq!(control_batches(&l).len(), 3);
+    assert_eq!(
+        produce(&mut l, 0, batch(8, 0, 1, true, &["late"])).0,
+        errors::INVALID_PRODUCER_EPOCH
+    );
+    // The new epoch writes (from sequence 0) and nothing is left open.
+    assert_eq!(
+        produce(&mut l, 0, batch(8, 1, 0, true, &["new"])).0,
+        errors::NONE
+    );
+    assert_eq!(mark(&mut l, &commit(8, 1, 0)), errors::NONE);
+    let p = fetch(&l, 0, 1);
+    assert_eq!(p.last_stable_offset, p.high_watermark);
+}
+
 #[test]
 fn stale_coordinator_epoch_is_fenced() {
     let s = MemStorage::default();
