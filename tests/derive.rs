@@ -22,8 +22,14 @@ fn non_ignorable_field_in_a_version_that_lacks_it_is_an_encode_error() {
         err.to_string(),
         "Everything.new_str: holds a non-default value but does not exist at version 3"
     );
-    // The size computation agrees, so `encoded_len` never promises bytes `encode` refuses.
-    assert_eq!(value.encoded_len(3).unwrap_err(), err);
+    // `encode` refuses it however it is called.
+    assert_eq!(value.encode(&mut Vec::new(), 3).unwrap_err(), err);
+    // Sizing does not judge the value: it counts what version 3 carries, which leaves the
+    // field out, so the size is the default value's.
+    assert_eq!(
+        value.encoded_len(3).unwrap(),
+        Everything::schema_default().encoded_len(3).unwrap()
+    );
     // At the default it is fine, and so is the version that has the field.
     assert!(Everything::schema_default().encode_to_bytes(3).is_ok());
     assert!(value.encode_to_bytes(4).is_ok());
@@ -90,6 +96,10 @@ fn null_in_a_version_that_is_not_nullable() {
     let err = value.encode_to_bytes(0).unwrap_err();
     assert_eq!(*err.kind(), EncodeErrorKind::UnexpectedNull { version: 0 });
     assert_eq!(err.path(), "Everything.maybe_name");
+    // Sized as a null would be (-1, as long as the empty string's length prefix).
+    let mut empty = value.clone();
+    empty.maybe_name = Some(KafkaString::default());
+    assert_eq!(value.encoded_len(0).unwrap(), empty.encoded_len(0).unwrap());
     let v1 = value.encode_to_bytes(1).unwrap();
     assert_eq!(Everything::decode_exact(v1, 1).unwrap().maybe_name, None);
 }
@@ -203,6 +213,93 @@ fn unknown_tags_cannot_be_written_in_a_classic_version() {
     );
     assert_eq!(err.path(), "WriteTxnMarkersRequest.unknown_tagged_fields");
     assert!(request.encode_to_bytes(1).is_ok());
+}
+
+#[test]
+fn value_too_long_for_its_length_prefix() {
+    let long = KafkaString::from(String::from("x").repeat(32_768));
+    let mut value = Everything::schema_default();
+    value.name = long.clone();
+    for version in [1, 2] {
+        let err = value.encode_to_bytes(version).unwrap_err();
+        assert_eq!(
+            *err.kind(),
+            EncodeErrorKind::TooLong {
+                length: 32_768,
+                max: 32_767
+            }
+        );
+        assert_eq!(err.path(), "Everything.name");
+    }
+    // The size counts the string behind the prefix it would have: two bytes in a classic
+    // version, and in a flexible one the varint of 32769, three bytes instead of the empty
+    // string's one.
+    let default = Everything::schema_default();
+    assert_eq!(
+        value.encoded_len(1).unwrap(),
+        default.encoded_len(1).unwrap() + 32_768
+    );
+    assert_eq!(
+        value.encoded_len(2).unwrap(),
+        default.encoded_len(2).unwrap() + 2 + 32_768
+    );
+    // One byte less fits, and the size is then exactly what is written.
+    value.name = KafkaString::from(String::from("x").repeat(32_767));
+    for version in [1, 2] {
+        let bytes = value.encode_to_bytes(version).unwrap();
+        assert_eq!(bytes.len(), value.encoded_len(version).unwrap());
+    }
+}
+
+#[test]
+fn tagged_field_too_long_for_its_size_is_refused_before_it_is_written() {
+    // Over 2 GiB in one tagged field, without the memory: every item shares one string.
+    let key = KafkaString::from(String::from("k").repeat(32_767));
+    let item = Item {
+        key,
+        ..Default::default()
+    };
+    let mut value = Everything::schema_default();
+    value.tagged_items = vec![item; 70_000];
+    let len = value.encoded_len(3).unwrap();
+    assert!(len > i32::MAX as usize, "{len}");
+    let mut out = Vec::new();
+    let err = value.encode(&mut out, 3).unwrap_err();
+    assert!(
+        matches!(err.kind(), EncodeErrorKind::TooLong { length, max } if *length > *max && *max == i32::MAX as usize),
+        "{err}"
+    );
+    assert_eq!(err.path(), "Everything.tagged_items");
+    // The regular fields and the section's count of one went out, and nothing of the field.
+    // Without tagged fields, the same value ends in a count of zero.
+    let default = Everything::schema_default().encode_to_bytes(3).unwrap();
+    assert_eq!(out.len(), default.len());
+    assert_eq!(out[..out.len() - 1], default[..default.len() - 1]);
+    assert_eq!((out[out.len() - 1], default[default.len() - 1]), (1, 0));
+}
+
+#[test]
+fn encode_to_bytes_refuses_a_size_no_frame_can_carry_before_reserving_it() {
+    // The same 2 GiB of shared items: `encode_to_bytes` sizes first and must not reserve a
+    // buffer for a message that no i32 size can announce.
+    let key = KafkaString::from(String::from("k").repeat(32_767));
+    let mut value = Everything::schema_default();
+    value.tagged_items = vec![
+        Item {
+            key,
+            ..Default::default()
+        };
+        70_000
+    ];
+    let len = value.encoded_len(3).unwrap();
+    let err = value.encode_to_bytes(3).unwrap_err();
+    assert_eq!(
+        *err.kind(),
+        EncodeErrorKind::TooLong {
+            length: len,
+            max: i32::MAX as usize
+        }
+    );
 }
 
 #[test]

@@ -60,8 +60,14 @@ pub trait Codec: Sized {
     /// Writes the value.
     fn encode_value<B: BufMut>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError>;
 
-    /// The exact number of bytes [`encode_value`](Codec::encode_value) writes.
-    fn value_len(&self, cx: Ctx) -> Result<usize, EncodeError>;
+    /// The number of bytes [`encode_value`](Codec::encode_value) writes when it succeeds.
+    ///
+    /// Sizing cannot fail: a value that cannot be written in `cx` (a non-default field the
+    /// version lacks, a null where none is allowed, a length its prefix cannot hold, ...) is
+    /// refused by `encode_value`, and its size here is only an estimate. Sizes saturate at
+    /// `usize::MAX` instead of wrapping, and a length too long for its prefix is counted with
+    /// the prefix's ordinary width.
+    fn value_len(&self, cx: Ctx) -> usize;
 
     /// Reads a value, taking strings and bytes as zero-copy slices of `buf`.
     fn decode_value(buf: &mut Bytes, cx: Ctx) -> Result<Self, DecodeError>;
@@ -92,13 +98,11 @@ pub trait NullableCodec: Codec {
         self.encode_value(buf, cx)
     }
 
-    /// The size of a present value in a version where the field is nullable.
+    /// The size of a present value in a version where the field is nullable, under the same
+    /// terms as [`Codec::value_len`].
     #[inline]
-    fn present_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
-        match self.value_len(cx) {
-            Ok(n) => Ok(n.saturating_add(1)),
-            Err(e) => Err(e),
-        }
+    fn present_len(&self, cx: Ctx) -> usize {
+        self.value_len(cx).saturating_add(1)
     }
 
     /// Reads a value or a null. By default, a struct's: a negative presence byte is a null,

@@ -133,7 +133,8 @@ fn no_trailing(rest: &Bytes, len: usize) -> Result<(), DecodeError> {
 }
 
 /// Writes `size`, header and body; the header's API key and version choose the header version
-/// and the body's version, and must match the body.
+/// and the body's version, and must match the body. A body that cannot be encoded is found
+/// while it is written, so on error `buf` may hold the start of the frame.
 #[inline]
 pub fn encode_request(
     buf: &mut impl BufMut,
@@ -149,16 +150,17 @@ pub fn encode_request(
     }
     let version = header.request_api_version;
     let header_version = api.request_header_version(version);
-    let size = sum(
-        header.encoded_len(header_version)?,
-        body.encoded_len(version)?,
-    )?;
+    // Sizes saturate, so a sum past `usize::MAX` still fails the frame-size check.
+    let size = header
+        .encoded_len(header_version)?
+        .saturating_add(body.encoded_len(version)?);
     buf.put_i32(frame_size(size)?);
     header.encode(buf, header_version)?;
     body.encode(buf, version)
 }
 
 /// Writes `size`, header and body of a response to a request of the body's API at `version`.
+/// On error, `buf` may hold the start of the frame.
 #[inline]
 pub fn encode_response(
     buf: &mut impl BufMut,
@@ -167,23 +169,13 @@ pub fn encode_response(
     version: i16,
 ) -> Result<(), EncodeError> {
     let header_version = body.api_key().response_header_version(version);
-    let size = sum(
-        header.encoded_len(header_version)?,
-        body.encoded_len(version)?,
-    )?;
+    // Sizes saturate, so a sum past `usize::MAX` still fails the frame-size check.
+    let size = header
+        .encoded_len(header_version)?
+        .saturating_add(body.encoded_len(version)?);
     buf.put_i32(frame_size(size)?);
     header.encode(buf, header_version)?;
     body.encode(buf, version)
-}
-
-/// The size of header and body together, refused when it does not fit a `usize`.
-fn sum(header: usize, body: usize) -> Result<usize, EncodeError> {
-    header.checked_add(body).ok_or_else(|| {
-        EncodeError::new(EncodeErrorKind::TooLong {
-            length: usize::MAX,
-            max: i32::MAX as usize,
-        })
-    })
 }
 
 fn frame_size(size: usize) -> Result<i32, EncodeError> {

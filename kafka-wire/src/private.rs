@@ -41,17 +41,13 @@ pub fn encode_option<T: NullableCodec>(
     }
 }
 
-/// The size [`encode_option`] writes.
-pub fn option_len<T: NullableCodec>(
-    value: &Option<T>,
-    cx: Ctx,
-    nullable: bool,
-) -> Result<usize, EncodeError> {
+/// The size [`encode_option`] writes when it succeeds. A null where the version allows none,
+/// which `encode_option` refuses, counts as a null.
+pub fn option_len<T: NullableCodec>(value: &Option<T>, cx: Ctx, nullable: bool) -> usize {
     match (value, nullable) {
         (Some(v), true) => v.present_len(cx),
         (Some(v), false) => v.value_len(cx),
-        (None, true) => Ok(T::null_len(cx)),
-        (None, false) => Err(null_not_allowed(cx.version)),
+        (None, _) => T::null_len(cx),
     }
 }
 

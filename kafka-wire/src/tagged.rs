@@ -14,7 +14,7 @@
 
 use crate::codec::Ctx;
 use crate::primitives::varint::{get_uvarint_in, put_uvarint, uvarint_len};
-use crate::{DecodeError, DecodeErrorKind};
+use crate::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use bytes::{Buf, BufMut, Bytes};
 
 /// A tagged field that a struct did not recognise, exactly as it was on the wire.
@@ -81,11 +81,21 @@ impl UnknownTaggedFields {
 
     #[inline]
     fn wire_len(&self) -> usize {
-        self.0
-            .iter()
-            .map(|f| field_len(f.tag, f.data.len()))
-            .fold(0, usize::saturating_add)
+        // Almost always empty: only that test is inlined into every sizer.
+        if self.0.is_empty() {
+            0
+        } else {
+            raw_fields_len(&self.0)
+        }
     }
+}
+
+#[inline(never)]
+fn raw_fields_len(fields: &[RawTaggedField]) -> usize {
+    fields
+        .iter()
+        .map(|f| field_len(f.tag, f.data.len()))
+        .fold(0, usize::saturating_add)
 }
 
 impl From<Vec<RawTaggedField>> for UnknownTaggedFields {
@@ -166,12 +176,26 @@ impl<'a> TaggedWriter<'a> {
     /// Writes the unknown fields whose tags come before `tag`, then the known field's tag and
     /// size; the caller writes its `len` bytes next.
     ///
+    /// `len` comes from `value_len`, which saturates rather than fails: a size that Kafka's
+    /// reader cannot take (it reads it into an `int`) is refused here, before anything is
+    /// written.
+    ///
     /// Unknown fields keep their relative order, so a section decoded and encoded again is
     /// byte-identical whenever it arrived in ascending tag order.
-    pub fn field<B: BufMut>(&mut self, buf: &mut B, tag: u32, len: usize) {
+    pub fn field<B: BufMut>(
+        &mut self,
+        buf: &mut B,
+        tag: u32,
+        len: usize,
+    ) -> Result<(), EncodeError> {
+        if len > MAX_FIELD_LEN {
+            return Err(field_too_long(len));
+        }
         self.unknown_before(buf, tag);
         put_uvarint(buf, tag);
+        // In range: at most `i32::MAX`.
         put_uvarint(buf, len as u32);
+        Ok(())
     }
 
     /// Writes the unknown fields left.
@@ -190,6 +214,18 @@ impl<'a> TaggedWriter<'a> {
             self.unknown = rest;
         }
     }
+}
+
+/// The largest size of one tagged field.
+const MAX_FIELD_LEN: usize = i32::MAX as usize;
+
+#[cold]
+#[inline(never)]
+fn field_too_long(length: usize) -> EncodeError {
+    EncodeError::new(EncodeErrorKind::TooLong {
+        length,
+        max: MAX_FIELD_LEN,
+    })
 }
 
 fn write_raw<B: BufMut>(buf: &mut B, field: &RawTaggedField) {

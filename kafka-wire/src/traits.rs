@@ -70,7 +70,14 @@ pub trait Encode {
     /// Writes the message. On error, `buf` may hold part of it.
     fn encode(&self, buf: &mut impl BufMut, version: i16) -> Result<(), EncodeError>;
 
-    /// The exact number of bytes [`encode`](Encode::encode) writes, computed without writing.
+    /// The exact number of bytes [`encode`](Encode::encode) writes when it succeeds, computed
+    /// without writing.
+    ///
+    /// The only error is a version the message does not have. Whether the value can be
+    /// written at all is `encode`'s to decide: for a value it refuses (a non-default field the
+    /// version lacks, a misplaced null, a length too long for its prefix, ...) this is a size
+    /// that nothing will be written for, and the error comes from `encode`. Sizes saturate at
+    /// `usize::MAX`.
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError>;
 
     /// Encodes into a new buffer of exactly the right size.
@@ -82,6 +89,11 @@ pub trait Encode {
             Ok(len) => len,
             Err(e) => return Err(e),
         };
+        // No Kafka message is longer than an i32 size can say. A larger (possibly saturated)
+        // size belongs to a value `encode` would refuse anyway: refuse it before reserving.
+        if len > i32::MAX as usize {
+            return Err(too_long_for_buffer(len));
+        }
         let mut buf = BytesMut::with_capacity(len);
         match self.encode(&mut buf, version) {
             Ok(()) => Ok(buf.freeze()),
@@ -165,6 +177,15 @@ fn encode_context(
 
 #[cold]
 #[inline(never)]
+fn too_long_for_buffer(length: usize) -> EncodeError {
+    EncodeError::new(EncodeErrorKind::TooLong {
+        length,
+        max: i32::MAX as usize,
+    })
+}
+
+#[cold]
+#[inline(never)]
 fn unsupported_encode(version: i16, valid: VersionRange, name: &'static str) -> EncodeError {
     EncodeError::new(EncodeErrorKind::UnsupportedVersion { version, valid }).in_message(name)
 }
@@ -203,7 +224,7 @@ impl<M: Message> Encode for M {
     #[inline]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         match encode_context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS, M::NAME) {
-            Ok(cx) => self.value_len(cx),
+            Ok(cx) => Ok(self.value_len(cx)),
             Err(e) => Err(e),
         }
     }

@@ -65,7 +65,7 @@ fn fallback(input: &syn::DeriveInput, is_top: bool) -> TokenStream {
             fn encode_value<__B: #p::BufMut>(&self, _: &mut __B, _: #p::Ctx) -> ::core::result::Result<(), #p::EncodeError> {
                 ::core::unreachable!()
             }
-            fn value_len(&self, _: #p::Ctx) -> ::core::result::Result<::core::primitive::usize, #p::EncodeError> {
+            fn value_len(&self, _: #p::Ctx) -> ::core::primitive::usize {
                 ::core::unreachable!()
             }
             fn decode_value(_: &mut #p::Bytes, _: #p::Ctx) -> ::core::result::Result<Self, #p::DecodeError> {
@@ -122,11 +122,11 @@ fn expand_impls(msg: &Message) -> TokenStream {
                 ::core::result::Result::Ok(())
             }
 
-            fn value_len(&self, __cx: #p::Ctx) -> ::core::result::Result<::core::primitive::usize, #p::EncodeError> {
+            fn value_len(&self, __cx: #p::Ctx) -> ::core::primitive::usize {
                 let __v = __cx.version;
                 let mut __len: ::core::primitive::usize = 0;
                 #size
-                ::core::result::Result::Ok(__len)
+                __len
             }
 
             fn decode_value(__buf: &mut #p::Bytes, __cx: #p::Ctx) -> ::core::result::Result<Self, #p::DecodeError> {
@@ -315,11 +315,11 @@ impl<'a> FieldGen<'a> {
         self.codec_call("value_len", "option_len", quote!(&self.#ident,))
     }
 
-    /// The size of `self.<field>` as a `usize` expression that returns early on error. A type
-    /// with a fixed size takes no call and no error path: the constant folds before code
-    /// generation, which keeps the sizer of a struct of integers a plain sum.
+    /// The size of `self.<field>` as a `usize` expression. A type with a fixed size takes no
+    /// call: the constant folds before code generation, which keeps the sizer of a struct of
+    /// integers a sum of constants.
     pub fn fixed_or_len_call(&self) -> TokenStream {
-        let len = self.try_(self.len_call());
+        let len = self.len_call();
         if self.field.ty.option {
             return len;
         }
@@ -421,6 +421,20 @@ impl<'a> FieldGen<'a> {
             None => on_regular,
             Some(c) if check.is_empty() => quote!(if #c { #on_regular }),
             Some(c) => quote!(if #c { #on_regular } else { #check }),
+        }
+    }
+
+    /// `if regular { on_regular }`, with the condition left out when it always holds. The
+    /// sizer's form of [`regular_or_check`](Self::regular_or_check): a value the version cannot
+    /// carry is the encoder's to refuse.
+    pub fn regular_only(&self, on_regular: TokenStream) -> TokenStream {
+        let regular = self.regular();
+        if regular.is_empty() {
+            return TokenStream::new();
+        }
+        match self.cond(regular) {
+            None => on_regular,
+            Some(c) => quote!(if #c { #on_regular }),
         }
     }
 

@@ -1,4 +1,6 @@
-//! The body of `Codec::value_len`: the same walk as the encoder, adding sizes.
+//! The body of `Codec::value_len`: the same walk as the encoder, adding sizes. Nothing here
+//! fails: every value the encoder refuses is refused there, so the sizer is a plain
+//! (saturating) sum.
 
 use super::{fields, unknown_ref};
 use crate::model::Message;
@@ -9,20 +11,19 @@ pub fn expand_size(msg: &Message) -> TokenStream {
     let (all, tagged) = fields(msg);
     let regular = all.iter().map(|g| {
         let len = g.fixed_or_len_call();
-        g.regular_or_check(quote!(__len += #len;))
+        g.regular_only(quote!(__len = __len.saturating_add(#len);))
     });
-    let classic = super::classic_check(msg);
     let section = msg.may_be_flexible().then(|| {
         let unknown = unknown_ref(msg);
         if tagged.is_empty() {
             return quote! {
                 if __cx.flexible {
-                    __len += ::kafka_wire::__private::unknown_tags_len(#unknown);
+                    __len = __len.saturating_add(::kafka_wire::__private::unknown_tags_len(#unknown));
                 }
             };
         }
         let add = tagged.iter().map(|g| {
-            let (written, len, tag) = (g.tagged_written(), g.try_(g.len_call()), g.tag());
+            let (written, len, tag) = (g.tagged_written(), g.len_call(), g.tag());
             quote! {
                 if #written {
                     __tagged.field(#tag, #len);
@@ -33,12 +34,11 @@ pub fn expand_size(msg: &Message) -> TokenStream {
             if __cx.flexible {
                 let mut __tagged = ::kafka_wire::__private::TaggedLen::new(#unknown);
                 #(#add)*
-                __len += __tagged.finish();
+                __len = __len.saturating_add(__tagged.finish());
             }
         }
     });
     quote! {
-        #classic
         #(#regular)*
         #section
     }

@@ -2582,7 +2582,8 @@ impl RequestBody {
         }
     }
 
-    /// The size [`encode`](Self::encode) writes.
+    /// The size [`encode`](Self::encode) writes when it succeeds. Fails only for a version
+    /// the body lacks: values that cannot be written are refused by `encode`.
     #[inline]
     pub fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         match *self {
@@ -3840,7 +3841,8 @@ impl ResponseBody {
         }
     }
 
-    /// The size [`encode`](Self::encode) writes.
+    /// The size [`encode`](Self::encode) writes when it succeeds. Fails only for a version
+    /// the body lacks: values that cannot be written are refused by `encode`.
     #[inline]
     pub fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         match *self {

@@ -1,8 +1,6 @@
 //! Arrays: an element count, then the elements.
 
-use super::bytes::{
-    add_len, prefix_len, read_len, size_overflow, unexpected_null, write_len, LenKind,
-};
+use super::bytes::{prefix_len, read_len, unexpected_null, write_len, LenKind};
 use crate::codec::{Codec, Ctx, NullableCodec};
 use crate::{DecodeError, DecodeErrorKind, EncodeError};
 use bytes::{Buf, BufMut, Bytes};
@@ -15,24 +13,21 @@ const PREALLOC_BYTES: usize = 4096;
 // the catalogue, so they use a plain `match` rather than `map_err(..)?`, which multiplies the
 // code the compiler backend has to chew through for no gain at run time.
 
-/// The elements' total size, or the first element's error with its index.
+/// The elements' total size, saturating.
 #[inline]
-fn elements_len<T: Codec>(items: &[T], cx: Ctx) -> Result<usize, EncodeError> {
+fn elements_len<T: Codec>(items: &[T], cx: Ctx) -> usize {
     if let Some(n) = T::FIXED_LEN {
-        return n.checked_mul(items.len()).ok_or_else(size_overflow);
+        return n.saturating_mul(items.len());
     }
-    // Slice patterns rather than `iter().enumerate()`: the pattern needs no function per
-    // element type, where the iterators would be two more instantiations for each of them.
+    // Slice patterns rather than `iter()`: the pattern needs no function per element type,
+    // where an iterator would be one more instantiation for each of them.
     let mut total = 0usize;
     let mut rest = items;
     while let [item, tail @ ..] = rest {
-        match item.value_len(cx) {
-            Ok(n) => total = add_len(total, n)?,
-            Err(e) => return Err(e.at_index(items.len().saturating_sub(rest.len()))),
-        }
+        total = total.saturating_add(item.value_len(cx));
         rest = tail;
     }
-    Ok(total)
+    total
 }
 
 /// How many elements to reserve for `count` announced ones, or an error if elements of a fixed
@@ -103,11 +98,8 @@ impl<T: Codec> Codec for Vec<T> {
     }
 
     #[inline]
-    fn value_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
-        add_len(
-            prefix_len(cx, LenKind::Array, Some(self.len()))?,
-            elements_len(self, cx)?,
-        )
+    fn value_len(&self, cx: Ctx) -> usize {
+        prefix_len(cx, LenKind::Array, Some(self.len())).saturating_add(elements_len(self, cx))
     }
 
     #[inline]
@@ -128,7 +120,7 @@ impl<T: Codec> NullableCodec for Vec<T> {
     }
 
     #[inline]
-    fn present_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
+    fn present_len(&self, cx: Ctx) -> usize {
         self.value_len(cx)
     }
 

@@ -31,31 +31,23 @@ impl LenKind {
     }
 }
 
-/// The size of the prefix for `len` (`None` is null).
+/// The size of the prefix for `len` (`None` is null). A length above `kind.max()`, which
+/// [`write_len`] refuses, is counted as though the prefix could hold it.
 #[inline]
-pub(crate) fn prefix_len(cx: Ctx, kind: LenKind, len: Option<usize>) -> Result<usize, EncodeError> {
+pub(crate) fn prefix_len(cx: Ctx, kind: LenKind, len: Option<usize>) -> usize {
     match (cx.flexible, len) {
-        (_, Some(len)) if len > kind.max() => Err(too_long(len, kind)),
-        // In range: `len` is at most `kind.max()`, below `i32::MAX`.
-        (true, Some(len)) => Ok(uvarint_len((len as u32).saturating_add(1))),
-        (true, None) => Ok(1),
-        (false, _) if kind == LenKind::String => Ok(2),
-        (false, _) => Ok(4),
+        // Saturating, so that a length past `u32::MAX` stays a 5-byte varint.
+        (true, Some(len)) => uvarint_len(u32::try_from(len).unwrap_or(u32::MAX).saturating_add(1)),
+        (true, None) => 1,
+        (false, _) if kind == LenKind::String => 2,
+        (false, _) => 4,
     }
 }
 
-/// `a + b` for sizes, an error where the sum does not fit a `usize`.
+/// The size of a length-prefixed run of `len` bytes, as [`encode_bytes`] writes it.
 #[inline]
-pub(crate) fn add_len(a: usize, b: usize) -> Result<usize, EncodeError> {
-    a.checked_add(b).ok_or_else(size_overflow)
-}
-
-#[cold]
-pub(crate) fn size_overflow() -> EncodeError {
-    EncodeError::new(EncodeErrorKind::TooLong {
-        length: usize::MAX,
-        max: usize::MAX,
-    })
+pub(crate) fn bytes_len(cx: Ctx, kind: LenKind, len: usize) -> usize {
+    prefix_len(cx, kind, Some(len)).saturating_add(len)
 }
 
 #[cold]
@@ -220,9 +212,8 @@ macro_rules! byte_codec {
             }
 
             #[inline]
-            fn value_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
-                let len = $as_slice(self).len();
-                add_len(prefix_len(cx, LenKind::Bytes, Some(len))?, len)
+            fn value_len(&self, cx: Ctx) -> usize {
+                bytes_len(cx, LenKind::Bytes, $as_slice(self).len())
             }
 
             #[inline]
@@ -243,7 +234,7 @@ macro_rules! byte_codec {
             }
 
             #[inline]
-            fn present_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
+            fn present_len(&self, cx: Ctx) -> usize {
                 self.value_len(cx)
             }
 

@@ -16,8 +16,8 @@ macro_rules! fixed {
             }
 
             #[inline]
-            fn value_len(&self, _: Ctx) -> Result<usize, EncodeError> {
-                Ok(core::mem::size_of::<$ty>())
+            fn value_len(&self, _: Ctx) -> usize {
+                core::mem::size_of::<$ty>()
             }
 
             #[inline]
@@ -58,8 +58,8 @@ impl Codec for bool {
     }
 
     #[inline]
-    fn value_len(&self, _: Ctx) -> Result<usize, EncodeError> {
-        Ok(1)
+    fn value_len(&self, _: Ctx) -> usize {
+        1
     }
 
     #[inline]

@@ -1,8 +1,6 @@
 //! Strings: `KafkaString` (zero-copy) and `String`.
 
-use super::bytes::{
-    add_len, decode_bytes, encode_bytes, prefix_len, unexpected_null, write_len, LenKind,
-};
+use super::bytes::{bytes_len, decode_bytes, encode_bytes, unexpected_null, write_len, LenKind};
 use crate::codec::{Codec, Ctx, NullableCodec};
 use crate::{DecodeError, DecodeErrorKind, EncodeError, KafkaString};
 use bytes::{Buf, BufMut, Bytes};
@@ -28,9 +26,8 @@ macro_rules! string_codec {
             }
 
             #[inline]
-            fn value_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
-                let len = self.as_bytes().len();
-                add_len(prefix_len(cx, LenKind::String, Some(len))?, len)
+            fn value_len(&self, cx: Ctx) -> usize {
+                bytes_len(cx, LenKind::String, self.as_bytes().len())
             }
 
             #[inline]
@@ -51,7 +48,7 @@ macro_rules! string_codec {
             }
 
             #[inline]
-            fn present_len(&self, cx: Ctx) -> Result<usize, EncodeError> {
+            fn present_len(&self, cx: Ctx) -> usize {
                 self.value_len(cx)
             }
 

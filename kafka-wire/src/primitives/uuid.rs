@@ -14,8 +14,8 @@ impl Codec for Uuid {
     }
 
     #[inline]
-    fn value_len(&self, _: Ctx) -> Result<usize, EncodeError> {
-        Ok(16)
+    fn value_len(&self, _: Ctx) -> usize {
+        16
     }
 
     #[inline]

@@ -3,8 +3,8 @@
 
 use kafka_wire::bytes::Bytes;
 use kafka_wire::{
-    ApiMessage, Decode, Encode, KafkaMessage, KafkaString, Message, RawTaggedField, Records,
-    UnknownTaggedFields, Uuid, VersionRange,
+    ApiMessage, Decode, Encode, EncodeErrorKind, KafkaMessage, KafkaString, Message,
+    RawTaggedField, Records, UnknownTaggedFields, Uuid, VersionRange,
 };
 
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
@@ -121,11 +121,14 @@ fn main() {
     assert_eq!(round_trip(&v, 0).level, 7);
     assert_eq!(round_trip(&v, 1).level, 3);
 
-    // Not ignorable: a non-default value in a version that lacks the field is an error.
+    // Not ignorable: a non-default value in a version that lacks the field is an error of
+    // `encode`. Sizing leaves the field out, as version 0 does, and does not fail.
     let mut v = portable();
     v.epoch = 5;
-    assert!(v.encode_to_bytes(0).is_err());
-    assert!(v.encoded_len(0).is_err());
+    let err = v.encode_to_bytes(0).unwrap_err();
+    assert_eq!(*err.kind(), EncodeErrorKind::NonDefaultField { version: 0 });
+    assert_eq!(err.path(), "Everything.epoch");
+    assert_eq!(v.encoded_len(0).unwrap(), portable().encoded_len(0).unwrap());
     assert_eq!(round_trip(&v, 1).epoch, 5);
 
     // `nullable`: a null only where the field is nullable.

@@ -723,7 +723,7 @@ pub trait Request: crate::ApiMessage {
             )
             .ok();
         }
-        o.push_str("        }\n    }\n\n    /// The size [`encode`](Self::encode) writes.\n    #[inline]\n    pub fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {\n        match *self {\n");
+        o.push_str("        }\n    }\n\n    /// The size [`encode`](Self::encode) writes when it succeeds. Fails only for a version\n    /// the body lacks: values that cannot be written are refused by `encode`.\n    #[inline]\n    pub fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {\n        match *self {\n");
         for (_, req, _) in &apis {
             writeln!(
                 o,
