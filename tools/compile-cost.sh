@@ -4,6 +4,11 @@
 # (features client and broker, no compression), back to back on this machine.
 #
 #   tools/compile-cost.sh            # prints both wall-clock times and their ratio
+#   RUNS=5 tools/compile-cost.sh     # more alternating rounds (default 3)
+#
+# Timings on a small shared machine wander by 10-20% from one build to the next, so the two
+# builds alternate (kafka-wire, kafka-protocol, kafka-wire, ...) for RUNS rounds, and the
+# medians are compared.
 #
 # Both binaries are written under target/compile-cost/ and built with their own target
 # directories, so neither reuses the other's (or the workspace's) build.
@@ -87,8 +92,27 @@ r = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(f"{wall:.1f} {r.ru_utime + r.ru_stime:.1f}")')
 }
 
-read -r wire_wall wire_cpu <<<"$(build "$out/wire")"
-read -r peer_wall peer_cpu <<<"$(build "$out/peer")"
-echo "kafka-wire:     $(echo "$wire_types" | wc -l) messages, clean release build ${wire_wall} s wall, ${wire_cpu} s CPU"
-echo "kafka-protocol: $(echo "$peer_types" | wc -l) messages, clean release build ${peer_wall} s wall, ${peer_cpu} s CPU"
-python3 -c "print(f'kafka-wire / kafka-protocol = {$wire_wall / $peer_wall:.2f} wall, {$wire_cpu / $peer_cpu:.2f} CPU')"
+runs=${RUNS:-3}
+wire_times=() peer_times=()
+for ((i = 1; i <= runs; i++)); do
+  rm -rf "$out/wire/target" "$out/peer/target"
+  wire_times+=("$(build "$out/wire")")
+  peer_times+=("$(build "$out/peer")")
+  echo "round $i: kafka-wire ${wire_times[-1]% *} s, kafka-protocol ${peer_times[-1]% *} s (wall)"
+done
+python3 - "$(echo "$wire_types" | wc -l)" "$(echo "$peer_types" | wc -l)" \
+  "${wire_times[*]}" "${peer_times[*]}" <<'PY'
+import statistics, sys
+wire_n, peer_n = sys.argv[1], sys.argv[2]
+def parse(s):
+    nums = list(map(float, s.split()))
+    return nums[0::2], nums[1::2]
+ww, wc = parse(sys.argv[3])
+pw, pc = parse(sys.argv[4])
+m = statistics.median
+print(f"kafka-wire:     {wire_n} messages, clean release build, median of {len(ww)}: "
+      f"{m(ww):.1f} s wall, {m(wc):.1f} s CPU")
+print(f"kafka-protocol: {peer_n} messages, clean release build, median of {len(pw)}: "
+      f"{m(pw):.1f} s wall, {m(pc):.1f} s CPU")
+print(f"kafka-wire / kafka-protocol = {m(ww) / m(pw):.2f} wall, {m(wc) / m(pc):.2f} CPU")
+PY
