@@ -121,10 +121,19 @@ pub fn no_known_tags(_: u32, _: &mut Bytes) -> Result<bool, DecodeError> {
     Ok(false)
 }
 
-/// The tagged section of a struct that knows no tagged field.
+/// The tagged section of a struct that knows no tagged field. Nearly always empty: that
+/// single zero byte is all that is inlined into every encoder.
 #[inline]
 pub fn write_unknown_tags<B: BufMut>(buf: &mut B, unknown: Option<&UnknownTaggedFields>) {
-    TaggedWriter::start(buf, unknown, 0).finish(buf);
+    match unknown {
+        Some(fields) if !fields.is_empty() => write_some_unknown_tags(buf, fields),
+        _ => buf.put_u8(0),
+    }
+}
+
+#[inline(never)]
+fn write_some_unknown_tags<B: BufMut>(buf: &mut B, fields: &UnknownTaggedFields) {
+    TaggedWriter::start(buf, Some(fields), 0).finish(buf);
 }
 
 /// The size [`write_unknown_tags`] writes.

@@ -59,8 +59,27 @@ fn too_long(length: usize, kind: LenKind) -> EncodeError {
 }
 
 /// Writes the prefix for `len` (`None` is null).
+///
+/// Inlined into every string, bytes and array field, so only the common case of flexible
+/// versions is here: a length below 127, whose compact prefix is the single byte `len + 1`.
+/// Everything else goes through [`write_len_slow`].
 #[inline]
 pub(crate) fn write_len<B: BufMut>(
+    buf: &mut B,
+    cx: Ctx,
+    kind: LenKind,
+    len: Option<usize>,
+) -> Result<(), EncodeError> {
+    if let (true, Some(small @ 0..=126)) = (cx.flexible, len) {
+        // In range: `small + 1` is at most 127.
+        buf.put_u8((small as u8).wrapping_add(1));
+        return Ok(());
+    }
+    write_len_slow(buf, cx, kind, len)
+}
+
+#[inline(never)]
+fn write_len_slow<B: BufMut>(
     buf: &mut B,
     cx: Ctx,
     kind: LenKind,
@@ -273,3 +292,39 @@ fn bytes_from(b: Bytes) -> Bytes {
 
 byte_codec!(Bytes, bytes_slice, bytes_from);
 byte_codec!(Records, records_slice, Records::new);
+
+#[cfg(test)]
+// Tests may panic on what they check.
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// The one-byte fast path of compact prefixes and the general path meet at 126/127.
+    #[test]
+    fn compact_prefixes_around_the_one_byte_limit() {
+        let flexible = Ctx::new(1, true);
+        for (len, prefix) in [
+            (0usize, &[0x01][..]),
+            (125, &[0x7e]),
+            (126, &[0x7f]),
+            (127, &[0x80, 0x01]),
+            (128, &[0x81, 0x01]),
+            (16_382, &[0xff, 0x7f]),
+            (16_383, &[0x80, 0x80, 0x01]),
+        ] {
+            let mut out = Vec::new();
+            write_len(&mut out, flexible, LenKind::Array, Some(len)).unwrap();
+            assert_eq!(out, prefix, "length {len}");
+            assert_eq!(
+                prefix_len(flexible, LenKind::Array, Some(len)),
+                prefix.len()
+            );
+        }
+        let mut null = Vec::new();
+        write_len(&mut null, flexible, LenKind::String, None).unwrap();
+        assert_eq!(null, [0]);
+        let mut classic = Vec::new();
+        write_len(&mut classic, Ctx::new(0, false), LenKind::String, Some(126)).unwrap();
+        assert_eq!(classic, [0, 126]);
+    }
+}
