@@ -1256,9 +1256,6 @@ mod tests {
     use crate::storage::MemStorage;
     use crate::txn_log::TXN_LOG_FILE;
     use kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTransaction;
-    use kafka_wire::messages::write_txn_markers_response::{
-        WritableTxnMarkerPartitionResult, WritableTxnMarkerResult, WritableTxnMarkerTopicResult,
-    };
     use kafka_wire::Encode;
 
     /// orders-0, audit-0 at broker 0; orders-1, audit-1 at broker 1; orders-2 at broker 2.
@@ -1360,35 +1357,7 @@ mod tests {
 
     /// A leader's answer to `send`, with the error code `code` gives each partition.
     fn answer(send: &MarkerSend, code: impl Fn(&TopicPartition) -> i16) -> WriteTxnMarkersResponse {
-        WriteTxnMarkersResponse {
-            markers: send
-                .request
-                .markers
-                .iter()
-                .map(|m| WritableTxnMarkerResult {
-                    producer_id: m.producer_id,
-                    topics: m
-                        .topics
-                        .iter()
-                        .map(|t| WritableTxnMarkerTopicResult {
-                            name: t.name.clone(),
-                            partitions: t
-                                .partition_indexes
-                                .iter()
-                                .map(|&p| WritableTxnMarkerPartitionResult {
-                                    partition_index: p,
-                                    error_code: code(&tp(&t.name, p)),
-                                    ..Default::default()
-                                })
-                                .collect(),
-                            ..Default::default()
-                        })
-                        .collect(),
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
-        }
+        crate::leader::answer_markers(&send.request, |_, tp| code(tp))
     }
 
     /// Every (broker, partition) a list of sends carries, with its marker.

@@ -8,6 +8,7 @@
 //! and ListOffsets. A leader change is the new leader loading the same log file.
 
 mod log;
+
 #[cfg(test)]
 mod tests;
 
@@ -22,6 +23,7 @@ use kafka_wire::messages::list_offsets_response::{
     ListOffsetsPartitionResponse, ListOffsetsTopicResponse,
 };
 use kafka_wire::messages::produce_response::{PartitionProduceResponse, TopicProduceResponse};
+use kafka_wire::messages::write_txn_markers_request::WritableTxnMarker;
 use kafka_wire::messages::write_txn_markers_response::{
     WritableTxnMarkerPartitionResult, WritableTxnMarkerResult, WritableTxnMarkerTopicResult,
 };
@@ -203,8 +205,18 @@ impl Leaders {
         listener: Listener,
     ) -> WriteTxnMarkersResponse {
         let now = self.now();
-        let mut markers = Vec::with_capacity(req.markers.len());
-        for marker in &req.markers {
+        answer_markers(req, |marker, tp| {
+            if listener != Listener::InterBroker {
+                trace!(
+                    self.who,
+                    "{tp}: refused marker of producer {} from the client listener",
+                    marker.producer_id
+                );
+                return errors::CLUSTER_AUTHORIZATION_FAILED;
+            }
+            let Some(part) = self.partitions.get_mut(tp) else {
+                return self.not_here(tp);
+            };
             let ask = MarkerRequest {
                 producer_id: marker.producer_id,
                 producer_epoch: marker.producer_epoch,
@@ -212,48 +224,11 @@ impl Leaders {
                 coordinator_epoch: marker.coordinator_epoch,
                 strict_epoch: marker.transaction_version >= 2,
             };
-            let mut topics = Vec::with_capacity(marker.topics.len());
-            for topic in &marker.topics {
-                let mut partitions = Vec::with_capacity(topic.partition_indexes.len());
-                for &index in &topic.partition_indexes {
-                    let tp = TopicPartition::new(topic.name.as_str(), index);
-                    let error_code = if listener != Listener::InterBroker {
-                        trace!(
-                            self.who,
-                            "{tp}: refused marker of producer {} from the client listener",
-                            marker.producer_id
-                        );
-                        errors::CLUSTER_AUTHORIZATION_FAILED
-                    } else if let Some(part) = self.partitions.get_mut(&tp) {
-                        match part.write_marker(self.storage.as_mut(), &ask, now, &self.who) {
-                            Ok(MarkerOutcome::Written(_) | MarkerOutcome::NoOp) => errors::NONE,
-                            Err(refusal) => refusal.code,
-                        }
-                    } else {
-                        self.not_here(&tp)
-                    };
-                    partitions.push(WritableTxnMarkerPartitionResult {
-                        partition_index: index,
-                        error_code,
-                        ..WritableTxnMarkerPartitionResult::default()
-                    });
-                }
-                topics.push(WritableTxnMarkerTopicResult {
-                    name: topic.name.clone(),
-                    partitions,
-                    ..WritableTxnMarkerTopicResult::default()
-                });
+            match part.write_marker(self.storage.as_mut(), &ask, now, &self.who) {
+                Ok(MarkerOutcome::Written(_) | MarkerOutcome::NoOp) => errors::NONE,
+                Err(refusal) => refusal.code,
             }
-            markers.push(WritableTxnMarkerResult {
-                producer_id: marker.producer_id,
-                topics,
-                ..WritableTxnMarkerResult::default()
-            });
-        }
-        WriteTxnMarkersResponse {
-            markers,
-            ..WriteTxnMarkersResponse::default()
-        }
+        })
     }
 
     /// Whole raw batches from the one holding the fetch offset, up to the high watermark
@@ -391,5 +366,45 @@ impl Leaders {
     /// Read access for tests and invariant checks: every batch of a led partition's log.
     pub fn batches(&self, tp: &TopicPartition) -> Option<Vec<RecordBatch>> {
         self.partitions.get(tp).map(Partition::batches)
+    }
+}
+
+/// The response to a WriteTxnMarkers request, in the request's shape: `code` gives each
+/// partition's error code, called in request order (markers, then topics, then partitions).
+pub fn answer_markers(
+    req: &WriteTxnMarkersRequest,
+    mut code: impl FnMut(&WritableTxnMarker, &TopicPartition) -> i16,
+) -> WriteTxnMarkersResponse {
+    let markers = req
+        .markers
+        .iter()
+        .map(|marker| WritableTxnMarkerResult {
+            producer_id: marker.producer_id,
+            topics: marker
+                .topics
+                .iter()
+                .map(|topic| WritableTxnMarkerTopicResult {
+                    name: topic.name.clone(),
+                    partitions: topic
+                        .partition_indexes
+                        .iter()
+                        .map(|&index| WritableTxnMarkerPartitionResult {
+                            partition_index: index,
+                            error_code: code(
+                                marker,
+                                &TopicPartition::new(topic.name.as_str(), index),
+                            ),
+                            ..WritableTxnMarkerPartitionResult::default()
+                        })
+                        .collect(),
+                    ..WritableTxnMarkerTopicResult::default()
+                })
+                .collect(),
+            ..WritableTxnMarkerResult::default()
+        })
+        .collect();
+    WriteTxnMarkersResponse {
+        markers,
+        ..WriteTxnMarkersResponse::default()
     }
 }

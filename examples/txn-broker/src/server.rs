@@ -1470,9 +1470,6 @@ mod tests {
     /// carry transaction version 2 and the bumped epoch.
     #[test]
     fn the_marker_sender_uses_v2_for_transaction_version_2() {
-        use kafka_wire::messages::write_txn_markers_response::{
-            WritableTxnMarkerPartitionResult, WritableTxnMarkerResult, WritableTxnMarkerTopicResult,
-        };
         // Broker 0 coordinates; broker 1 (leader of orders-1) is the fake below.
         let (dir, cluster) = setup("senderversion", 2, 0);
         let fake = TcpListener::bind(("127.0.0.1", cluster.brokers[1].broker_port)).unwrap();
@@ -1489,34 +1486,7 @@ mod tests {
                 };
                 let version = header.request_api_version;
                 // Every partition acknowledged, so the coordinator completes the transaction.
-                let answer = WriteTxnMarkersResponse {
-                    markers: req
-                        .markers
-                        .iter()
-                        .map(|m| WritableTxnMarkerResult {
-                            producer_id: m.producer_id,
-                            topics: m
-                                .topics
-                                .iter()
-                                .map(|t| WritableTxnMarkerTopicResult {
-                                    name: t.name.clone(),
-                                    partitions: t
-                                        .partition_indexes
-                                        .iter()
-                                        .map(|&p| WritableTxnMarkerPartitionResult {
-                                            partition_index: p,
-                                            error_code: errors::NONE,
-                                            ..Default::default()
-                                        })
-                                        .collect(),
-                                    ..Default::default()
-                                })
-                                .collect(),
-                            ..Default::default()
-                        })
-                        .collect(),
-                    ..Default::default()
-                };
+                let answer = crate::leader::answer_markers(&req, |_, _| errors::NONE);
                 let mut out = BytesMut::new();
                 let header = ResponseHeader {
                     correlation_id: header.correlation_id,
