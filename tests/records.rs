@@ -2,10 +2,10 @@
 //! trips of the builder through every codec and magic.
 #![forbid(unsafe_code)]
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use kafka_wire::records::{
-    decompress, Compression, ControlRecordType, DecodeLimits, EndTxnMarker, Header, Record,
-    RecordBatch, RecordBatchBuilder, RecordsReader, TimestampType, Truncated,
+    decompress, BatchHeader, Compression, ControlRecordType, DecodeLimits, EndTxnMarker, Header,
+    Record, RecordBatch, RecordBatchBuilder, RecordsReader, TimestampType, Truncated,
 };
 use kafka_wire_tests::{from_hex, to_hex};
 use serde_json::Value;
@@ -44,7 +44,7 @@ fn expected_batch(v: &Value) -> RecordBatch {
                 .collect(),
         })
         .collect();
-    RecordBatch {
+    let header = BatchHeader {
         base_offset: int(&v["base_offset"]),
         partition_leader_epoch: int(&v["partition_leader_epoch"]) as i32,
         magic: int(&v["magic"]) as i8,
@@ -63,8 +63,8 @@ fn expected_batch(v: &Value) -> RecordBatch {
         producer_id: int(&v["producer_id"]),
         producer_epoch: int(&v["producer_epoch"]) as i16,
         base_sequence: int(&v["base_sequence"]) as i32,
-        records,
-    }
+    };
+    RecordBatch { header, records }
 }
 
 fn expected_batches(case: &Value) -> Vec<RecordBatch> {
@@ -94,23 +94,59 @@ fn compressed_payload(batch: &[u8]) -> &[u8] {
     }
 }
 
+/// The batches of `input` read through the views, each record and header copied out by hand,
+/// as a consumer iterating the views sees them.
+fn through_views(input: Bytes) -> (Vec<RecordBatch>, Option<Truncated>) {
+    let mut reader = RecordsReader::new(input);
+    let mut batches = Vec::new();
+    for view in reader.by_ref() {
+        let view = view.expect("the batch reads");
+        let mut records = Vec::new();
+        for record in view.records().expect("the records read") {
+            let record = record.expect("the record reads");
+            let headers = record
+                .headers()
+                .map(|h| h.map(|h| Header::new(h.key().to_owned(), h.value_bytes())))
+                .collect::<Result<_, _>>()
+                .expect("the headers read");
+            records.push(Record {
+                offset: record.offset(),
+                timestamp: record.timestamp(),
+                key: record.key().map(Bytes::copy_from_slice),
+                value: record.value().map(Bytes::copy_from_slice),
+                headers,
+            });
+        }
+        batches.push(RecordBatch {
+            header: view.header,
+            records,
+        });
+    }
+    (batches, reader.truncated_tail())
+}
+
 #[test]
 fn golden_batches_decode_to_the_recorded_values() {
     let mut checked = 0;
     for case in cases() {
         let input = Bytes::from(from_hex(case["hex"].as_str().expect("hex")));
-        let mut reader = RecordsReader::new(input);
-        let got: Vec<RecordBatch> = reader
-            .by_ref()
-            .collect::<Result<_, _>>()
-            .unwrap_or_else(|e| panic!("{}: {e}", label(&case)));
-        assert_eq!(got, expected_batches(&case), "{}", label(&case));
         let truncated = case["truncated"].as_object().map(|t| Truncated {
             offset: t["offset"].as_u64().expect("offset") as usize,
             available: t["available"].as_u64().expect("available") as usize,
             needed: t["needed"].as_u64().map(|n| n as usize),
         });
-        assert_eq!(reader.truncated_tail(), truncated, "{}", label(&case));
+        // The owned form.
+        let mut owned = RecordsReader::new(input.clone()).into_owned();
+        let got: Vec<RecordBatch> = owned
+            .by_ref()
+            .collect::<Result<_, _>>()
+            .unwrap_or_else(|e| panic!("{}: {e}", label(&case)));
+        assert_eq!(got, expected_batches(&case), "{}", label(&case));
+        assert_eq!(owned.truncated_tail(), truncated, "{}", label(&case));
+        // The views.
+        let (viewed, tail) = through_views(input);
+        assert_eq!(viewed, expected_batches(&case), "{} (views)", label(&case));
+        assert_eq!(tail, truncated, "{} (views)", label(&case));
         checked += 1;
     }
     assert_eq!(checked, 21);
@@ -122,11 +158,13 @@ fn uncompressed_golden_batches_encode_byte_for_byte() {
     for case in cases() {
         let batches = expected_batches(&case);
         if !case["truncated"].is_null()
-            || batches.iter().any(|b| b.compression != Compression::None)
+            || batches
+                .iter()
+                .any(|b| b.header.compression != Compression::None)
         {
             continue;
         }
-        let mut out = Vec::new();
+        let mut out = BytesMut::new();
         for batch in &batches {
             batch.encode_into(&mut out).expect("encodes");
         }
@@ -156,8 +194,8 @@ fn compressed_golden_batches_match_payloads_and_round_trip() {
         };
         // Our decompression of kafka-python's payload gives kafka-python's decompression.
         let ours = decompress(
-            batch.compression,
-            batch.magic,
+            batch.header.compression,
+            batch.header.magic,
             compressed_payload(&bytes),
             &limits,
         )
@@ -167,14 +205,15 @@ fn compressed_golden_batches_match_payloads_and_round_trip() {
         // the same batch.
         let encoded = batch.encode().expect("encodes").into_bytes();
         let ours = decompress(
-            batch.compression,
-            batch.magic,
+            batch.header.compression,
+            batch.header.magic,
             compressed_payload(&encoded),
             &limits,
         )
         .unwrap();
         assert_eq!(ours, payload, "{}: our payload", label(&case));
         let back: Vec<_> = RecordsReader::new(encoded)
+            .into_owned()
             .collect::<Result<_, _>>()
             .unwrap();
         assert_eq!(back, std::slice::from_ref(batch), "{}", label(&case));
@@ -243,15 +282,24 @@ fn builder_round_trips_every_codec_and_magic() {
             if magic < 2 && compression == Compression::Zstd {
                 continue;
             }
-            let built = RecordBatchBuilder::new()
+            let builder = RecordBatchBuilder::new()
                 .magic(magic)
                 .base_offset(77)
                 .compression(compression)
-                .records(sample_records(magic == 2))
-                .build();
-            let bytes = built.encode().unwrap().into_bytes();
-            let back: Vec<RecordBatch> =
-                RecordsReader::new(bytes).collect::<Result<_, _>>().unwrap();
+                .records(sample_records(magic == 2));
+            let built = builder.clone().build();
+            // Written record by record as a producer does, and written from the built batch's
+            // fields: the same bytes.
+            let bytes = builder.encode().unwrap().into_bytes();
+            assert_eq!(
+                bytes,
+                built.encode().unwrap().into_bytes(),
+                "magic {magic} {compression}"
+            );
+            let back: Vec<RecordBatch> = RecordsReader::new(bytes)
+                .into_owned()
+                .collect::<Result<_, _>>()
+                .unwrap();
             if magic < 2 && compression == Compression::None {
                 // One message per record.
                 let records: Vec<Record> = back.into_iter().flat_map(|b| b.records).collect();
@@ -276,6 +324,6 @@ fn transactional_idempotent_batches_round_trip() {
         .next()
         .unwrap()
         .unwrap();
-    assert_eq!(back, built);
+    assert_eq!(back.to_record_batch().unwrap(), built);
     assert!(back.control_record().is_none());
 }

@@ -7,93 +7,61 @@
 
 use bytes::Bytes;
 use kafka_wire::records::{
-    compress, Compression, DecodeLimits, Record, RecordBatchBuilder, RecordsErrorKind,
-    RecordsReader,
+    compress, Compression, DecodeLimits, Record, RecordBatchBuilder, RecordsError,
+    RecordsErrorKind, RecordsReader,
 };
-use kafka_wire::varint::{put_varint, put_varlong};
+use kafka_wire::varint::put_varint;
+use kafka_wire_tests::batches::{body_with_header_count, legacy_wrapper, record, v2_batch};
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
-const CRC32C: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISCSI);
-const CRC32: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC);
-
-/// A magic 2 batch around `payload`, with a correct CRC unless `bad_crc`.
-fn v2_batch(count: i32, attributes: i16, payload: &[u8], bad_crc: bool) -> Vec<u8> {
-    let mut b = Vec::new();
-    b.extend_from_slice(&0i64.to_be_bytes());
-    b.extend_from_slice(&(49 + payload.len() as i32).to_be_bytes());
-    b.extend_from_slice(&(-1i32).to_be_bytes());
-    b.push(2);
-    b.extend_from_slice(&[0; 4]);
-    b.extend_from_slice(&attributes.to_be_bytes());
-    b.extend_from_slice(&0i32.to_be_bytes()); // last offset delta
-    b.extend_from_slice(&0i64.to_be_bytes()); // base timestamp
-    b.extend_from_slice(&0i64.to_be_bytes()); // max timestamp
-    b.extend_from_slice(&(-1i64).to_be_bytes());
-    b.extend_from_slice(&(-1i16).to_be_bytes());
-    b.extend_from_slice(&(-1i32).to_be_bytes());
-    b.extend_from_slice(&count.to_be_bytes());
-    b.extend_from_slice(payload);
-    let crc = CRC32C.checksum(&b[21..]) ^ u32::from(bad_crc);
-    b[17..21].copy_from_slice(&crc.to_be_bytes());
-    b
+/// The first error met reading `input` through the views: every batch, record and header.
+fn first_error(input: Bytes, limits: DecodeLimits) -> Option<RecordsError> {
+    for batch in RecordsReader::new(input).with_limits(limits) {
+        let batch = match batch {
+            Ok(batch) => batch,
+            Err(e) => return Some(e),
+        };
+        let records = match batch.records() {
+            Ok(records) => records,
+            Err(e) => return Some(e),
+        };
+        for record in records {
+            let record = match record {
+                Ok(record) => record,
+                Err(e) => return Some(e),
+            };
+            if let Some(Err(e)) = record.headers().find(Result::is_err) {
+                return Some(e);
+            }
+        }
+    }
+    None
 }
 
-/// One record: `body` after its length varint.
-fn record(body: &[u8]) -> Vec<u8> {
-    let mut r = Vec::new();
-    put_varint(&mut r, body.len() as i32);
-    r.extend_from_slice(body);
-    r
-}
-
-/// A record body with null key and value and `headers` as the header count, then `tail`.
-fn body_with_header_count(headers: i32, tail: &[u8]) -> Vec<u8> {
-    let mut body = vec![0u8]; // attributes
-    put_varlong(&mut body, 0);
-    put_varint(&mut body, 0);
-    put_varint(&mut body, -1);
-    put_varint(&mut body, -1);
-    put_varint(&mut body, headers);
-    body.extend_from_slice(tail);
-    body
-}
-
-/// A magic 1 message whose value is `value`, with codec `codec`.
-fn legacy_wrapper(codec: u8, value: &[u8]) -> Vec<u8> {
-    let mut m = Vec::new();
-    m.extend_from_slice(&0i64.to_be_bytes());
-    m.extend_from_slice(&(22 + value.len() as i32).to_be_bytes());
-    m.extend_from_slice(&[0; 4]);
-    m.push(1);
-    m.push(codec);
-    m.extend_from_slice(&0i64.to_be_bytes());
-    m.extend_from_slice(&(-1i32).to_be_bytes());
-    m.extend_from_slice(&(value.len() as i32).to_be_bytes());
-    m.extend_from_slice(value);
-    let crc = CRC32.checksum(&m[16..]);
-    m[12..16].copy_from_slice(&crc.to_be_bytes());
-    m
-}
-
-/// Reads `input` and returns the error kind of its first batch and the bytes allocated: every
-/// allocation plus every growth by reallocation, an upper bound of the peak.
+/// Reads `input` through the views and returns the kind of the first error and the bytes
+/// allocated: every allocation plus every growth by reallocation, an upper bound of the peak.
+/// The owned form must meet the same error.
 fn read(input: &[u8], limits: DecodeLimits) -> (Option<RecordsErrorKind>, usize) {
     let input = Bytes::copy_from_slice(input);
     let region = Region::new(GLOBAL);
-    let result = RecordsReader::new(input).with_limits(limits).next();
+    let error = first_error(input.clone(), limits);
     let stats = region.change();
     // stats_alloc already adds what a reallocation grows by to `bytes_allocated`
     // (`bytes_reallocated` repeats it): this is every byte ever requested, an upper bound on
     // the peak.
     let allocated = stats.bytes_allocated;
-    (
-        result.and_then(|r| r.err()).map(|e| e.kind().clone()),
-        allocated,
-    )
+    let kind = error.map(|e| e.kind().clone());
+    let owned = RecordsReader::new(input)
+        .with_limits(limits)
+        .into_owned()
+        .find_map(Result::err)
+        .map(|e| e.kind().clone());
+    assert_eq!(owned, kind, "the owned form meets the same error");
+    (kind, allocated)
 }
 
 #[test]

@@ -63,22 +63,23 @@ fn batch(seed: u64) -> RecordBatch {
 
 /// The batch as kafka-protocol's records: it spreads the batch fields over every record.
 fn to_peer(batch: &RecordBatch) -> Vec<PeerRecord> {
+    let header = &batch.header;
     batch
         .records
         .iter()
         .enumerate()
         .map(|(i, rec)| PeerRecord {
-            transactional: batch.is_transactional,
-            control: batch.is_control,
-            delete_horizon: batch.has_delete_horizon,
-            partition_leader_epoch: batch.partition_leader_epoch,
-            producer_id: batch.producer_id,
-            producer_epoch: batch.producer_epoch,
+            transactional: header.is_transactional,
+            control: header.is_control,
+            delete_horizon: header.has_delete_horizon,
+            partition_leader_epoch: header.partition_leader_epoch,
+            producer_id: header.producer_id,
+            producer_epoch: header.producer_epoch,
             timestamp_type: PeerTimestampType::Creation,
             offset: rec.offset,
             // kafka-protocol keeps records in one batch while offset minus sequence stays the
             // same, also when there is no producer (base sequence -1).
-            sequence: batch.base_sequence.wrapping_add(i as i32),
+            sequence: header.base_sequence.wrapping_add(i as i32),
             timestamp: rec.timestamp,
             key: rec.key.clone(),
             value: rec.value.clone(),
@@ -92,6 +93,7 @@ fn to_peer(batch: &RecordBatch) -> Vec<PeerRecord> {
 }
 
 fn check_same(batch: &RecordBatch, peer: &[PeerRecord], seed: u64) {
+    let header = &batch.header;
     assert_eq!(peer.len(), batch.records.len(), "seed {seed}: record count");
     for (ours, theirs) in batch.records.iter().zip(peer) {
         assert_eq!(theirs.offset, ours.offset, "seed {seed}: offset");
@@ -99,19 +101,19 @@ fn check_same(batch: &RecordBatch, peer: &[PeerRecord], seed: u64) {
         assert_eq!(theirs.key, ours.key, "seed {seed}: key");
         assert_eq!(theirs.value, ours.value, "seed {seed}: value");
         assert_eq!(
-            theirs.producer_id, batch.producer_id,
+            theirs.producer_id, header.producer_id,
             "seed {seed}: producer id"
         );
         assert_eq!(
-            theirs.producer_epoch, batch.producer_epoch,
+            theirs.producer_epoch, header.producer_epoch,
             "seed {seed}: producer epoch"
         );
         assert_eq!(
-            theirs.transactional, batch.is_transactional,
+            theirs.transactional, header.is_transactional,
             "seed {seed}: transactional"
         );
         assert_eq!(
-            theirs.partition_leader_epoch, batch.partition_leader_epoch,
+            theirs.partition_leader_epoch, header.partition_leader_epoch,
             "seed {seed}: leader epoch"
         );
         let headers: Vec<(String, Option<Bytes>)> = theirs
@@ -156,6 +158,7 @@ fn we_read_what_kafka_protocol_writes_and_write_the_same_bytes() {
             .expect("kafka-protocol encodes");
         let theirs = buf.freeze();
         let decoded: Vec<RecordBatch> = RecordsReader::new(theirs.clone())
+            .into_owned()
             .collect::<Result<_, _>>()
             .expect("we decode kafka-protocol's batch");
         assert_eq!(decoded, vec![batch.clone()], "seed {seed}: decoded batch");

@@ -17,6 +17,8 @@ pub enum Property {
     AllocSingle,
     /// All allocations of one decode above 256 × input length + 64 KiB.
     AllocTotal,
+    /// Records: more than the decompression cap + 512 KiB + 256 × input length held at once.
+    AllocPeak,
     /// A decoded value does not encode, or does not decode back to itself.
     RoundTrip,
     /// A second encoding differs from the first.
@@ -33,6 +35,7 @@ impl fmt::Display for Property {
             Property::Panic => "panic",
             Property::AllocSingle => "alloc-single",
             Property::AllocTotal => "alloc-total",
+            Property::AllocPeak => "alloc-peak",
             Property::RoundTrip => "round-trip",
             Property::Reencode => "re-encode",
             Property::EncodedLen => "encoded-len",
@@ -215,7 +218,7 @@ where
 }
 
 thread_local! {
-    static LAST_USAGE: std::cell::Cell<Usage> = const { std::cell::Cell::new(Usage { total: 0, largest: 0 }) };
+    static LAST_USAGE: std::cell::Cell<Usage> = const { std::cell::Cell::new(Usage { total: 0, largest: 0, peak: 0 }) };
 }
 
 /// Keeps what the decode of the current input allocated, for [`last_usage`].

@@ -1,6 +1,6 @@
 //! The fuzz targets: what an input is decoded as, the seeds it starts from, and the checks.
 
-use crate::alloc_count::Region;
+use crate::alloc_count::{Region, Usage};
 use crate::catalogue;
 use crate::check::{
     check_alloc, check_message, check_offset, guarded, hex, is_reflexive, Codec, Outcome, Property,
@@ -12,8 +12,8 @@ use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
 use kafka_wire::messages::api::ApiKey;
 use kafka_wire::messages::RequestHeader;
 use kafka_wire::records::{
-    Compression, DecodeLimits, EndTxnMarker, Header, Record, RecordBatch, RecordBatchBuilder,
-    RecordsReader, TimestampType,
+    read_all, Compression, DecodeLimits, EndTxnMarker, Header, Record, RecordBatch,
+    RecordBatchBuilder, RecordsError, RecordsErrorKind, RecordsReader, TimestampType,
 };
 use kafka_wire::{Decode, Encode, KafkaString, Message, VersionRange};
 use kafka_wire_tests::random::{Random, Rng};
@@ -461,6 +461,67 @@ fn compressed_batches(input: &[u8]) -> usize {
         .count()
 }
 
+/// Reads every batch, record and header of `input` through the views, dropping each batch
+/// before the next as a consumer does; the number of records read, or the first error.
+fn walk_views(input: &Bytes, limits: DecodeLimits) -> Result<usize, RecordsError> {
+    let mut records = 0usize;
+    for batch in RecordsReader::new(input.clone()).with_limits(limits) {
+        for record in batch?.records()? {
+            let record = record?;
+            std::hint::black_box((record.key(), record.value()));
+            for header in record.headers() {
+                std::hint::black_box(header?.value());
+            }
+            records += 1;
+        }
+    }
+    Ok(records)
+}
+
+/// The batches of `input` as the views show them, copied out field by field (not through the
+/// owned form, which is what they are compared with).
+fn copied_from_views(
+    input: &Bytes,
+    limits: DecodeLimits,
+) -> Result<Vec<RecordBatch>, RecordsError> {
+    let mut batches = Vec::new();
+    for batch in RecordsReader::new(input.clone()).with_limits(limits) {
+        let batch = batch?;
+        let mut records = Vec::new();
+        for record in batch.records()? {
+            let record = record?;
+            let headers = record
+                .headers()
+                .map(|h| h.map(|h| Header::new(h.key().to_owned(), h.value_bytes())))
+                .collect::<Result<_, _>>()?;
+            records.push(Record {
+                offset: record.offset(),
+                timestamp: record.timestamp(),
+                key: record.key_bytes(),
+                value: record.value_bytes(),
+                headers,
+            });
+        }
+        batches.push(RecordBatch {
+            header: batch.header,
+            records,
+        });
+    }
+    Ok(batches)
+}
+
+/// The bound on what reading records may hold at once, for any public reading API.
+fn check_peak(usage: Usage, input_len: usize, how: &str) -> Result<(), Violation> {
+    let bound = DECOMPRESSION_CAP + 512 * 1024 + 256 * input_len;
+    if usage.peak > bound {
+        return Err(Violation::new(
+            Property::AllocPeak,
+            format!("{how}: {} bytes held at once, bound {bound}", usage.peak),
+        ));
+    }
+    Ok(())
+}
+
 fn check_records(input: &[u8]) -> Result<Outcome, Violation> {
     let bytes = Bytes::copy_from_slice(input);
     let compressed = compressed_batches(input);
@@ -468,22 +529,18 @@ fn check_records(input: &[u8]) -> Result<Outcome, Violation> {
         max_decompressed: DECOMPRESSION_CAP,
     };
     let region = Region::new();
-    let mut batches = Vec::new();
-    let mut error = None;
-    for item in RecordsReader::new(bytes).with_limits(limits) {
-        match item {
-            Ok(batch) => batches.push(batch),
-            Err(e) => {
-                error = Some(e);
-                break;
-            }
-        }
-    }
+    let viewed = walk_views(&bytes, limits);
     let usage = region.usage();
     crate::check::note_usage(usage);
     let extra = if compressed > 0 { DECOMPRESSION_CAP } else { 0 };
     check_alloc(usage, input.len(), extra, DECOMPRESSION_CAP * compressed)?;
-    if let Some(e) = &error {
+    check_peak(usage, input.len(), "views")?;
+
+    let region = Region::new();
+    let owned = read_all(bytes.clone(), limits);
+    check_peak(region.usage(), input.len(), "owned batches")?;
+
+    if let Err(e) = &viewed {
         if !e.in_decompressed() {
             match e.offset() {
                 Some(offset) if offset <= input.len() => {}
@@ -500,10 +557,32 @@ fn check_records(input: &[u8]) -> Result<Outcome, Violation> {
             }
         }
     }
-    for batch in &batches {
+    // The owned form reads what the views read, or stops at the same error, or at its memory
+    // limit.
+    let batches = match (&owned, &viewed) {
+        (Ok(batches), Ok(_)) => {
+            let copied = copied_from_views(&bytes, limits);
+            if copied.as_ref() != Ok(batches) {
+                return Err(Violation::new(
+                    Property::RoundTrip,
+                    format!("owned batches {batches:?}\nviews {copied:?}"),
+                ));
+            }
+            batches.as_slice()
+        }
+        (Err(e), _) if matches!(e.kind(), RecordsErrorKind::MemoryLimit { .. }) => &[],
+        (Err(a), Err(b)) if a.kind() == b.kind() => &[],
+        (owned, viewed) => {
+            return Err(Violation::new(
+                Property::RoundTrip,
+                format!("owned batches {owned:?}\nviews {viewed:?}"),
+            ))
+        }
+    };
+    for batch in batches {
         round_trip_batch(batch, limits)?;
     }
-    Ok(if error.is_some() || batches.is_empty() {
+    Ok(if viewed.is_err() || batches.is_empty() {
         Outcome::Rejected
     } else {
         Outcome::Decoded
@@ -521,7 +600,9 @@ fn round_trip_batch(batch: &RecordBatch, limits: DecodeLimits) -> Result<(), Vio
             )
         }
     };
-    let mut reader = RecordsReader::new(first.clone()).with_limits(limits);
+    let mut reader = RecordsReader::new(first.clone())
+        .with_limits(limits)
+        .into_owned();
     let again: Result<Vec<RecordBatch>, _> = reader.by_ref().collect();
     let again = match again {
         Ok(again) => again,

@@ -36,6 +36,12 @@ impl KafkaString {
         }
     }
 
+    /// Wraps bytes the caller has already found to be UTF-8.
+    pub(crate) fn from_checked(bytes: Bytes) -> Self {
+        debug_assert!(core::str::from_utf8(&bytes).is_ok());
+        KafkaString(bytes)
+    }
+
     /// The string.
     #[inline]
     pub fn as_str(&self) -> &str {

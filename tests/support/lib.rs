@@ -2,6 +2,7 @@
 //! values from the JSON the golden-vector scripts write.
 #![forbid(unsafe_code)]
 
+pub mod batches;
 pub mod generated;
 pub mod json;
 pub mod random;

@@ -301,7 +301,7 @@ fn dump(args: &Args) -> Result<(), String> {
             let batch = batch.map_err(|e| format!("{}: {e}", path.display()))?;
             let what = match batch.control_record() {
                 Some(Ok(c)) => {
-                    let pending = open.remove(&batch.producer_id).unwrap_or(0);
+                    let pending = open.remove(&batch.header.producer_id).unwrap_or(0);
                     match c.kind {
                         ControlRecordType::Commit => {
                             commits += 1;
@@ -318,15 +318,22 @@ fn dump(args: &Args) -> Result<(), String> {
                 }
                 Some(Err(e)) => format!("bad control record: {e}"),
                 None => {
-                    if batch.is_transactional {
-                        *open.entry(batch.producer_id).or_default() += batch.records.len();
+                    let mut records = 0;
+                    for record in batch
+                        .records()
+                        .map_err(|e| format!("{}: {e}", path.display()))?
+                    {
+                        record.map_err(|e| format!("{}: {e}", path.display()))?;
+                        records += 1;
+                    }
+                    if batch.header.is_transactional {
+                        *open.entry(batch.header.producer_id).or_default() += records;
                     } else {
-                        committed += batch.records.len();
+                        committed += records;
                     }
                     format!(
-                        "{} record(s){}",
-                        batch.records.len(),
-                        if batch.is_transactional {
+                        "{records} record(s){}",
+                        if batch.header.is_transactional {
                             ", transactional"
                         } else {
                             ""
@@ -336,7 +343,7 @@ fn dump(args: &Args) -> Result<(), String> {
             };
             println!(
                 "  offset {:>5}  producer {} epoch {}  {what}",
-                batch.base_offset, batch.producer_id, batch.producer_epoch
+                batch.header.base_offset, batch.header.producer_id, batch.header.producer_epoch
             );
         }
         println!(

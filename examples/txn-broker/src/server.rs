@@ -1318,6 +1318,7 @@ mod tests {
         assert_eq!(data.error_code, errors::NONE);
         let bytes = data.records.as_ref().map(|r| r.as_bytes().clone());
         kafka_wire::records::RecordsReader::new(bytes.unwrap_or_default())
+            .into_owned()
             .map(|b| b.unwrap())
             .collect()
     }
@@ -1557,10 +1558,13 @@ mod tests {
         for (c, partition) in [(&mut c0, 0), (&mut c1, 1)] {
             loop {
                 let log = log_of(c, partition);
-                if let Some(marker) = log.iter().find(|b| b.is_control) {
+                if let Some(marker) = log.iter().find(|b| b.header.is_control) {
                     let control = marker.control_record().unwrap().unwrap();
                     assert_eq!(control.kind, ControlRecordType::Commit);
-                    assert_eq!((marker.producer_id, marker.producer_epoch), (pid, bumped));
+                    assert_eq!(
+                        (marker.header.producer_id, marker.header.producer_epoch),
+                        (pid, bumped)
+                    );
                     coordinator_epoch = control.marker.map(|m| m.coordinator_epoch);
                     assert_eq!(log.len(), 2, "data and one marker");
                     break;

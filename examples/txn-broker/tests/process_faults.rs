@@ -210,7 +210,7 @@ impl Harness {
                 // A batch being appended right now may be cut short: the reader stops there.
                 for batch in RecordsReader::new(Bytes::from(bytes)) {
                     let batch = batch.expect("a well-formed log");
-                    if batch.producer_id != producer_id {
+                    if batch.header.producer_id != producer_id {
                         continue;
                     }
                     match batch.control_record() {

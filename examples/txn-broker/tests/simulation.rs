@@ -356,11 +356,8 @@ fn uid_of(value: &str) -> Option<usize> {
     value.strip_prefix('u')?.split('-').next()?.parse().ok()
 }
 
-fn value_text(record: &Record) -> Result<String, String> {
-    let value = record
-        .value
-        .as_ref()
-        .ok_or("a data record without a value")?;
+fn value_text(value: Option<&[u8]>) -> Result<String, String> {
+    let value = value.ok_or("a data record without a value")?;
     String::from_utf8(value.to_vec()).map_err(|_| "a record value that is not UTF-8".to_owned())
 }
 
@@ -480,13 +477,13 @@ fn read_partition(
         let mut aborted_pids: HashSet<i64> = HashSet::new();
         for batch in RecordsReader::new(bytes) {
             let batch = batch.map_err(|e| format!("{tp}: unreadable fetched batch: {e}"))?;
-            if batch.base_offset != offset {
+            if batch.header.base_offset != offset {
                 return Err(format!(
                     "{tp}: fetched batch at {} where {offset} was next",
-                    batch.base_offset
+                    batch.header.base_offset
                 ));
             }
-            let last = batch.last_offset().ok_or("batch offset overflow")?;
+            let last = batch.header.last_offset().ok_or("batch offset overflow")?;
             if committed {
                 while let Some(&(first, pid)) = aborted.front() {
                     if first > last {
@@ -496,26 +493,34 @@ fn read_partition(
                     aborted.pop_front();
                 }
             }
-            if batch.is_control {
+            if batch.header.is_control {
                 let abort = batch
                     .control_record()
                     .and_then(Result::ok)
                     .and_then(|c| c.marker)
                     .is_some_and(|m| !m.commit);
                 if committed && abort {
-                    aborted_pids.remove(&batch.producer_id);
+                    aborted_pids.remove(&batch.header.producer_id);
                 }
             } else if !(committed
-                && batch.is_transactional
-                && aborted_pids.contains(&batch.producer_id))
+                && batch.header.is_transactional
+                && aborted_pids.contains(&batch.header.producer_id))
             {
-                for r in &batch.records {
-                    out.push(value_text(r)?);
+                let records = batch
+                    .records()
+                    .map_err(|e| format!("{tp}: unreadable fetched batch: {e}"))?;
+                for r in records {
+                    let r = r.map_err(|e| format!("{tp}: unreadable fetched record: {e}"))?;
+                    out.push(value_text(r.value())?);
                 }
             }
             offset = last + 1;
             if let Some(seen) = seen.as_deref_mut() {
-                seen.push(batch);
+                seen.push(
+                    batch
+                        .to_record_batch()
+                        .map_err(|e| format!("{tp}: unreadable fetched batch: {e}"))?,
+                );
             }
         }
     }
@@ -1667,54 +1672,61 @@ impl Sim {
         }
         let mut by_pid: BTreeMap<i64, Vec<Entry>> = BTreeMap::new();
         for b in batches {
-            if b.is_control {
+            if b.header.is_control {
                 let marker = b
                     .control_record()
                     .and_then(Result::ok)
                     .and_then(|c| c.marker)
                     .ok_or_else(|| {
-                        format!("{tp}: control batch at {} is no marker", b.base_offset)
+                        format!(
+                            "{tp}: control batch at {} is no marker",
+                            b.header.base_offset
+                        )
                     })?;
                 by_pid
-                    .entry(b.producer_id)
+                    .entry(b.header.producer_id)
                     .or_default()
                     .push(Entry::Marker {
                         commit: marker.commit,
                         coordinator_epoch: marker.coordinator_epoch,
-                        epoch: b.producer_epoch,
-                        offset: b.base_offset,
+                        epoch: b.header.producer_epoch,
+                        offset: b.header.base_offset,
                     });
                 continue;
             }
             let mut uid = None;
             for r in &b.records {
-                let v = value_text(r)?;
+                let v = value_text(r.value.as_deref())?;
                 let u = uid_of(&v).ok_or_else(|| format!("{tp}: unknown value {v}"))?;
                 if *uid.get_or_insert(u) != u {
                     return Err(format!(
                         "{tp}: batch at {} mixes transactions",
-                        b.base_offset
+                        b.header.base_offset
                     ));
                 }
                 if in_log.insert(v.clone(), tp.clone()).is_some() {
                     return Err(format!("{tp}: {v} is in the logs twice"));
                 }
             }
-            let uid = uid.ok_or_else(|| format!("{tp}: empty batch at {}", b.base_offset))?;
+            let uid =
+                uid.ok_or_else(|| format!("{tp}: empty batch at {}", b.header.base_offset))?;
             let t = self
                 .txns
                 .get(uid)
                 .ok_or_else(|| format!("{tp}: unknown transaction {uid}"))?;
-            if !b.is_transactional || b.producer_id != t.pid || b.producer_epoch != t.data_epoch {
+            if !b.header.is_transactional
+                || b.header.producer_id != t.pid
+                || b.header.producer_epoch != t.data_epoch
+            {
                 return Err(format!(
                     "{tp}: batch at {} of transaction {uid}: transactional {}, producer {} epoch {} (expected {} epoch {})",
-                    b.base_offset, b.is_transactional, b.producer_id, b.producer_epoch, t.pid, t.data_epoch
+                    b.header.base_offset, b.header.is_transactional, b.header.producer_id, b.header.producer_epoch, t.pid, t.data_epoch
                 ));
             }
             by_pid
-                .entry(b.producer_id)
+                .entry(b.header.producer_id)
                 .or_default()
-                .push(Entry::Data(uid, b.base_offset));
+                .push(Entry::Data(uid, b.header.base_offset));
         }
         let mut fencing = 0u64;
         for (pid, entries) in by_pid {
@@ -2089,7 +2101,7 @@ fn tv1_late_marker_is_not_fenced() {
     );
     let log = s.log();
     assert_eq!(log.len(), before + 1, "the late marker was appended");
-    assert!(log.last().unwrap().is_control);
+    assert!(log.last().unwrap().header.is_control);
     s.end(false);
     assert_eq!(
         s.read_committed(),

@@ -1,7 +1,9 @@
 //! Building a batch from records: offsets, deltas and timestamps filled in as producers do.
 
-use super::{Compression, Record, RecordBatch, RecordsError, TimestampType};
+use super::writer::BatchWriter;
+use super::{BatchHeader, Compression, Record, RecordBatch, RecordsError, TimestampType};
 use crate::Records;
+use bytes::BytesMut;
 
 /// Builds one batch for a Produce request.
 ///
@@ -9,6 +11,10 @@ use crate::Records;
 /// the base timestamp is the first record's, the max timestamp the largest. The defaults are
 /// those of a non-idempotent producer: magic 2, no compression, producer id, epoch and base
 /// sequence -1, partition leader epoch -1.
+///
+/// Records can be written straight into a buffer ([`writer`](Self::writer),
+/// [`encode_records`](Self::encode_records)), or gathered as owned values first
+/// ([`record`](Self::record), then [`encode`](Self::encode) or [`build`](Self::build)).
 ///
 /// ```
 /// use kafka_wire::records::{Compression, Record, RecordBatchBuilder};
@@ -19,12 +25,13 @@ use crate::Records;
 ///     .record(Record::new(None, Some("v".into())).with_timestamp(10).with_header("trace", None))
 ///     .record(Record::new(None, Some("w".into())).with_timestamp(12))
 ///     .build();
-/// assert_eq!((batch.last_offset_delta, batch.max_timestamp), (1, 12));
-/// assert!(batch.is_transactional);
+/// assert_eq!((batch.header.last_offset_delta, batch.header.max_timestamp), (1, 12));
+/// assert!(batch.header.is_transactional);
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct RecordBatchBuilder {
-    batch: RecordBatch,
+    header: BatchHeader,
+    records: Vec<Record>,
 }
 
 impl RecordBatchBuilder {
@@ -35,104 +42,144 @@ impl RecordBatchBuilder {
 
     /// The format: 2 (the default), or 1 or 0 for brokers that only speak message sets.
     pub fn magic(mut self, magic: i8) -> Self {
-        self.batch.magic = magic;
+        self.header.magic = magic;
         self
     }
 
     /// The offset of the first record.
     pub fn base_offset(mut self, offset: i64) -> Self {
-        self.batch.base_offset = offset;
+        self.header.base_offset = offset;
         self
     }
 
     /// The partition leader epoch field.
     pub fn partition_leader_epoch(mut self, epoch: i32) -> Self {
-        self.batch.partition_leader_epoch = epoch;
+        self.header.partition_leader_epoch = epoch;
         self
     }
 
     /// The codec for the payload.
     pub fn compression(mut self, compression: Compression) -> Self {
-        self.batch.compression = compression;
+        self.header.compression = compression;
         self
     }
 
     /// The timestamp type.
     pub fn timestamp_type(mut self, timestamp_type: TimestampType) -> Self {
-        self.batch.timestamp_type = timestamp_type;
+        self.header.timestamp_type = timestamp_type;
         self
     }
 
     /// An idempotent producer's id, epoch and the first record's sequence number.
     pub fn producer(mut self, producer_id: i64, producer_epoch: i16, base_sequence: i32) -> Self {
-        self.batch.producer_id = producer_id;
-        self.batch.producer_epoch = producer_epoch;
-        self.batch.base_sequence = base_sequence;
+        self.header.producer_id = producer_id;
+        self.header.producer_epoch = producer_epoch;
+        self.header.base_sequence = base_sequence;
         self
     }
 
     /// Marks the batch as part of a transaction.
     pub fn transactional(mut self, transactional: bool) -> Self {
-        self.batch.is_transactional = transactional;
+        self.header.is_transactional = transactional;
         self
     }
 
     /// Marks the batch as a control batch (see also [`EndTxnMarker::batch`](super::EndTxnMarker::batch)).
     pub fn control(mut self, control: bool) -> Self {
-        self.batch.is_control = control;
+        self.header.is_control = control;
         self
     }
 
-    /// Appends a record; its offset is assigned.
+    /// Appends a record to those [`build`](Self::build) and [`encode`](Self::encode) use; its
+    /// offset is assigned.
     pub fn record(mut self, record: Record) -> Self {
-        self.batch.records.push(record);
+        self.records.push(record);
         self
     }
 
     /// Appends records; their offsets are assigned.
     pub fn records(mut self, records: impl IntoIterator<Item = Record>) -> Self {
-        self.batch.records.extend(records);
+        self.records.extend(records);
         self
+    }
+
+    /// A writer for a batch with these settings at the end of `out`, to append records to one
+    /// by one (the records given to [`record`](Self::record) are not part of it).
+    pub fn writer<'a>(&self, out: &'a mut BytesMut) -> Result<BatchWriter<'a>, RecordsError> {
+        BatchWriter::producer(out, &self.header)
+    }
+
+    /// Writes a batch of `records` (by reference; their offsets are assigned) with these
+    /// settings, straight into one buffer.
+    ///
+    /// ```
+    /// use kafka_wire::records::{Compression, Record, RecordBatchBuilder};
+    ///
+    /// let records: Vec<Record> = (0..3).map(|i| Record::new(None, Some(vec![i; 10].into()))).collect();
+    /// let bytes = RecordBatchBuilder::new().encode_records(&records)?;
+    /// assert_eq!(bytes.batches().count(), 1);
+    /// # Ok::<(), kafka_wire::records::RecordsError>(())
+    /// ```
+    pub fn encode_records<'r>(
+        &self,
+        records: impl IntoIterator<Item = &'r Record>,
+    ) -> Result<Records, RecordsError> {
+        let mut out = BytesMut::new();
+        let mut writer = self.writer(&mut out)?;
+        for record in records {
+            writer.append_record(record)?;
+        }
+        writer.finish()?;
+        Ok(Records::new(out.freeze()))
     }
 
     /// The batch, with offsets, deltas and timestamps filled in.
     pub fn build(self) -> RecordBatch {
-        let mut batch = self.batch;
-        let base = batch.base_offset;
-        let mut offset = base;
-        for record in &mut batch.records {
+        let mut records = self.records;
+        let magic = self.header.magic;
+        let mut offset = self.header.base_offset;
+        for record in &mut records {
             record.offset = offset;
             offset = offset.saturating_add(1);
-        }
-        let count = i64::try_from(batch.records.len()).unwrap_or(i64::MAX);
-        batch.last_offset_delta = i32::try_from(count.saturating_sub(1).max(0)).unwrap_or(i32::MAX);
-        let max = batch
-            .records
-            .iter()
-            .map(|r| r.timestamp)
-            .max()
-            .unwrap_or(-1);
-        batch.max_timestamp = max;
-        batch.base_timestamp = match batch.magic {
-            // Legacy wrappers carry one timestamp, the largest.
-            0 | 1 => max,
-            _ => batch.records.first().map_or(-1, |r| r.timestamp),
-        };
-        if batch.magic == 0 {
-            batch.max_timestamp = -1;
-            batch.base_timestamp = -1;
-            for record in &mut batch.records {
+            if magic == 0 {
                 record.timestamp = -1;
             }
         }
-        if batch.magic < 2 {
-            batch.partition_leader_epoch = -1;
+        let first = records.first().map(|r| r.timestamp);
+        let max = records.iter().map(|r| r.timestamp).max();
+        RecordBatch {
+            header: producer_fields(self.header, records.len(), first, max),
+            records,
         }
-        batch
     }
 
-    /// Builds and encodes the batch.
+    /// Builds and encodes the batch, writing the gathered records straight into one buffer.
     pub fn encode(self) -> Result<Records, RecordsError> {
-        self.build().encode()
+        self.encode_records(&self.records)
     }
+}
+
+/// The fields a producer computes from its records: the last offset delta from their count, the
+/// base timestamp from the first (the largest for a legacy wrapper, which carries one), the max
+/// timestamp from the largest; none of them for magic 0, which has no timestamps.
+pub(crate) fn producer_fields(
+    mut header: BatchHeader,
+    count: usize,
+    first_timestamp: Option<i64>,
+    max_timestamp: Option<i64>,
+) -> BatchHeader {
+    header.last_offset_delta = i32::try_from(count.saturating_sub(1)).unwrap_or(i32::MAX);
+    header.max_timestamp = max_timestamp.unwrap_or(-1);
+    header.base_timestamp = match header.magic {
+        0 | 1 => header.max_timestamp,
+        _ => first_timestamp.unwrap_or(-1),
+    };
+    if header.magic == 0 {
+        header.max_timestamp = -1;
+        header.base_timestamp = -1;
+    }
+    if header.magic < 2 {
+        header.partition_leader_epoch = -1;
+    }
+    header
 }

@@ -6,7 +6,7 @@
 //! control, with the producer's id and epoch, base sequence -1 and offset delta 0, as brokers
 //! write them.
 
-use super::{Record, RecordBatch, RecordsError, RecordsErrorKind, TimestampType};
+use super::{BatchHeader, Record, RecordBatch, RecordView, RecordsError, RecordsErrorKind};
 use alloc::vec::Vec;
 use bytes::Bytes;
 
@@ -67,14 +67,23 @@ impl ControlRecord {
     /// Parses the key (and, for transaction markers, the value) of a control batch's record.
     /// Bytes after the known fields are allowed, as newer versions may add fields.
     pub fn parse(record: &Record) -> Result<Self, RecordsError> {
+        Self::from_parts(record.key.as_deref(), record.value.clone())
+    }
+
+    /// [`parse`](Self::parse) for a record read as a view.
+    pub fn from_view(record: &RecordView<'_>) -> Result<Self, RecordsError> {
+        Self::from_parts(record.key(), record.value_bytes())
+    }
+
+    fn from_parts(key: Option<&[u8]>, value: Option<Bytes>) -> Result<Self, RecordsError> {
         let invalid = || RecordsError::new(RecordsErrorKind::InvalidControlRecord);
-        let key = record.key.as_deref().ok_or_else(invalid)?;
+        let key = key.ok_or_else(invalid)?;
         let (version, rest) = key.split_first_chunk::<2>().ok_or_else(invalid)?;
         let (kind, _) = rest.split_first_chunk::<2>().ok_or_else(invalid)?;
         let kind = ControlRecordType::from_id(i16::from_be_bytes(*kind));
         let marker = match kind {
             ControlRecordType::Abort | ControlRecordType::Commit => {
-                let value = record.value.as_deref().ok_or_else(invalid)?;
+                let value = value.as_deref().ok_or_else(invalid)?;
                 let (_version, rest) = value.split_first_chunk::<2>().ok_or_else(invalid)?;
                 let (epoch, _) = rest.split_first_chunk::<4>().ok_or_else(invalid)?;
                 Some(EndTxnMarker {
@@ -88,7 +97,7 @@ impl ControlRecord {
             version: i16::from_be_bytes(*version),
             kind,
             marker,
-            value: record.value.clone(),
+            value,
         })
     }
 }
@@ -135,18 +144,19 @@ impl EndTxnMarker {
     ) -> RecordBatch {
         let (key, value) = self.key_and_value();
         RecordBatch {
-            base_offset: offset,
-            partition_leader_epoch,
-            magic: 2,
-            timestamp_type: TimestampType::CreateTime,
-            is_transactional: true,
-            is_control: true,
-            last_offset_delta: 0,
-            base_timestamp: timestamp,
-            max_timestamp: timestamp,
-            producer_id,
-            producer_epoch,
-            base_sequence: -1,
+            header: BatchHeader {
+                base_offset: offset,
+                partition_leader_epoch,
+                is_transactional: true,
+                is_control: true,
+                last_offset_delta: 0,
+                base_timestamp: timestamp,
+                max_timestamp: timestamp,
+                producer_id,
+                producer_epoch,
+                base_sequence: -1,
+                ..BatchHeader::default()
+            },
             records: vec![Record {
                 offset,
                 timestamp,
@@ -154,7 +164,6 @@ impl EndTxnMarker {
                 value: Some(value),
                 headers: Vec::new(),
             }],
-            ..RecordBatch::default()
         }
     }
 }

@@ -73,6 +73,13 @@ pub enum RecordsErrorKind {
         /// The limit in bytes.
         limit: usize,
     },
+    /// Owned batches built from decompressed payloads (the payloads, and the records and headers
+    /// made from them) would take more than [`DecodeLimits::max_decompressed`](super::DecodeLimits)
+    /// bytes; read such input through the views instead, which hold one payload at a time.
+    MemoryLimit {
+        /// The limit in bytes.
+        limit: usize,
+    },
     /// The codec rejected the compressed bytes.
     Decompression {
         /// The codec.
@@ -157,11 +164,15 @@ impl fmt::Display for RecordsErrorKind {
             Self::CodecNotEnabled { compression } => write!(
                 f,
                 "{compression} support is not enabled (cargo feature `{}`)",
-                compression.feature()
+                compression.name()
             ),
             Self::DecompressionLimit { limit } => {
                 write!(f, "decompressed data exceeds the limit of {limit} bytes")
             }
+            Self::MemoryLimit { limit } => write!(
+                f,
+                "owned records built from decompressed data exceed the limit of {limit} bytes"
+            ),
             Self::Decompression {
                 compression,
                 message,
@@ -277,14 +288,18 @@ impl RecordsError {
         self
     }
 
-    /// Marks an offset found inside a decompressed payload, or places one that has none yet at
-    /// the payload's start in the input.
+    /// The same error, located where it was, of another kind.
     #[cold]
-    pub(crate) fn decompressed(mut self, payload_start: usize) -> Self {
-        if self.0.offset.is_some() {
+    pub(crate) fn with_kind(mut self, kind: RecordsErrorKind) -> Self {
+        self.0.kind = kind;
+        self
+    }
+
+    /// Marks the offset as one in a decompressed payload when `decompressed` is true.
+    #[cold]
+    pub(crate) fn in_payload(mut self, decompressed: bool) -> Self {
+        if decompressed && self.0.offset.is_some() {
             self.0.in_decompressed = true;
-        } else {
-            self.0.offset = Some(payload_start);
         }
         self
     }

@@ -5,34 +5,55 @@
 //! absolute offset of the last inner message; magic 0 inner messages carry absolute offsets.
 
 use super::checksum::crc32;
-use super::compression::{compress, decompress};
-use super::cursor::Cursor;
-use super::v2::to_i32;
-use super::{
-    Compression, DecodeLimits, Record, RecordBatch, RecordsError, RecordsErrorKind, TimestampType,
-};
-use alloc::vec::Vec;
-use bytes::Bytes;
+use super::wire::Wire;
+use super::{attributes, Compression, RecordsError, RecordsErrorKind, TimestampType};
 
 /// crc, magic, attributes, key length, value length.
-const MIN_SIZE_V0: usize = 14;
+pub(crate) const MIN_SIZE_V0: usize = 14;
 /// The same plus the timestamp.
-const MIN_SIZE_V1: usize = 22;
+pub(crate) const MIN_SIZE_V1: usize = 22;
+/// Where the attributes sit in a message: after the offset, size, CRC and magic.
+pub(crate) const ATTRIBUTES_AT: usize = 17;
 
-struct Message {
-    offset: i64,
-    magic: i8,
-    attributes: i8,
-    timestamp: i64,
-    key: Option<Bytes>,
-    value: Option<Bytes>,
+/// One message, read and checked (size, CRC, magic).
+pub(crate) struct Message<'a> {
+    pub offset: i64,
+    pub magic: i8,
+    pub attributes: i8,
+    /// -1 for magic 0.
+    pub timestamp: i64,
+    pub key: Option<&'a [u8]>,
+    pub value: Option<&'a [u8]>,
 }
 
-/// Reads one whole message from `c`, checking its size and CRC.
-fn read_message(c: &mut Cursor) -> Result<Message, RecordsError> {
-    let offset = c.i64()?;
-    let size_at = c.pos();
-    let size = c.i32()?;
+impl Message<'_> {
+    pub(crate) fn codec(&self) -> u8 {
+        // The mask keeps three bits.
+        (i16::from(self.attributes) & attributes::COMPRESSION_MASK) as u8
+    }
+
+    pub(crate) fn timestamp_type(&self) -> TimestampType {
+        if self.magic == 1 && i16::from(self.attributes) & attributes::LOG_APPEND_TIME != 0 {
+            TimestampType::LogAppendTime
+        } else {
+            TimestampType::CreateTime
+        }
+    }
+}
+
+/// A message's offset, its size field and where it sits, and its body (CRC onwards), taken off
+/// `w` after checking the size against the smallest message and against what is left.
+struct Framed<'a> {
+    offset: i64,
+    size: i32,
+    size_at: usize,
+    body: Wire<'a>,
+}
+
+fn framed<'a>(w: &mut Wire<'a>) -> Result<Framed<'a>, RecordsError> {
+    let offset = w.i64()?;
+    let size_at = w.at();
+    let size = w.i32()?;
     let Some(body_len) = usize::try_from(size).ok().filter(|&s| s >= MIN_SIZE_V0) else {
         return Err(RecordsError::new(RecordsErrorKind::BatchTooSmall {
             size: size.into(),
@@ -40,19 +61,34 @@ fn read_message(c: &mut Cursor) -> Result<Message, RecordsError> {
         })
         .at(size_at));
     };
-    if body_len > c.remaining() {
+    if body_len > w.remaining() {
         return Err(RecordsError::new(RecordsErrorKind::LengthExceedsRemaining {
             length: size.into(),
-            remaining: c.remaining(),
+            remaining: w.remaining(),
         })
         .at(size_at));
     }
-    let crc_at = c.pos();
-    let mut m = Cursor::new(c.take(body_len)?, crc_at);
+    let body_at = w.at();
+    let body = Wire::new(w.take(body_len)?, body_at);
+    Ok(Framed {
+        offset,
+        size,
+        size_at,
+        body,
+    })
+}
+
+/// Reads one whole message off `w`, checking its size and CRC.
+pub(crate) fn read_message<'a>(w: &mut Wire<'a>) -> Result<Message<'a>, RecordsError> {
+    let Framed {
+        offset,
+        size,
+        size_at,
+        body: mut m,
+    } = framed(w)?;
+    let crc_at = m.at();
     let crc = m.u32()?;
-    let covered_at = m.pos();
-    let covered = m.rest();
-    let actual = crc32(&covered);
+    let actual = crc32(m.rest());
     if actual != crc {
         return Err(RecordsError::new(RecordsErrorKind::CrcMismatch {
             expected: crc,
@@ -60,27 +96,26 @@ fn read_message(c: &mut Cursor) -> Result<Message, RecordsError> {
         })
         .at(crc_at));
     }
-    let mut m = Cursor::new(covered, covered_at);
-    let magic_at = m.pos();
+    let magic_at = m.at();
     let magic = m.i8()?;
-    let timestamp = match magic {
-        0 => -1,
-        1 if body_len < MIN_SIZE_V1 => {
+    match magic {
+        0 => {}
+        1 if usize::try_from(size).map_or(true, |s| s < MIN_SIZE_V1) => {
             return Err(RecordsError::new(RecordsErrorKind::BatchTooSmall {
                 size: size.into(),
                 min: MIN_SIZE_V1,
             })
             .at(size_at))
         }
-        1 => 0,
+        1 => {}
         magic => {
             return Err(
                 RecordsError::new(RecordsErrorKind::UnsupportedMagic { magic }).at(magic_at),
             )
         }
-    };
+    }
     let attributes = m.i8()?;
-    let timestamp = if magic == 1 { m.i64()? } else { timestamp };
+    let timestamp = if magic == 1 { m.i64()? } else { -1 };
     let key = m.i32_bytes()?;
     let value = m.i32_bytes()?;
     if m.remaining() != 0 {
@@ -98,228 +133,34 @@ fn read_message(c: &mut Cursor) -> Result<Message, RecordsError> {
     })
 }
 
-/// Decodes the message that fills `bytes` exactly; `at` is its offset in the input.
-pub(crate) fn decode(
-    bytes: Bytes,
-    at: usize,
-    limits: &DecodeLimits,
-) -> Result<RecordBatch, RecordsError> {
-    let mut c = Cursor::new(bytes, at);
-    let wrapper = read_message(&mut c)?;
-    let codec = (wrapper.attributes & 0x07) as u8;
-    let timestamp_type = if wrapper.magic == 1 && wrapper.attributes & 0x08 != 0 {
-        TimestampType::LogAppendTime
-    } else {
-        TimestampType::CreateTime
-    };
-    let compression = match Compression::from_bits(codec) {
-        Some(c) if c != Compression::Zstd => c,
-        _ => {
-            return Err(
-                RecordsError::new(RecordsErrorKind::UnsupportedCompression { codec })
-                    .at(at.saturating_add(17)),
-            )
-        }
-    };
-    let records = if compression == Compression::None {
-        vec![Record {
-            offset: wrapper.offset,
-            timestamp: wrapper.timestamp,
-            key: wrapper.key,
-            value: wrapper.value,
-            headers: Vec::new(),
-        }]
-    } else {
-        let Some(value) = wrapper.value.clone() else {
-            return Err(RecordsError::new(RecordsErrorKind::InvalidWrapper).at(at));
-        };
-        // The value ends the message, which ends at the cursor.
-        let payload_at = c.pos().saturating_sub(value.len());
-        let plain =
-            decompress(compression, wrapper.magic, &value, limits).map_err(|e| e.at(payload_at))?;
-        inner_records(&wrapper, timestamp_type, Bytes::from(plain))
-            .map_err(|e| e.decompressed(payload_at))?
-    };
-    let (Some(first), Some(last)) = (records.first(), records.last()) else {
-        return Err(RecordsError::new(RecordsErrorKind::EmptyBatch).at(at));
-    };
-    let last_offset_delta = last
-        .offset
-        .checked_sub(first.offset)
-        .and_then(|d| i32::try_from(d).ok())
-        .ok_or_else(|| RecordsError::new(RecordsErrorKind::OffsetOverflow).at(at))?;
-    Ok(RecordBatch {
-        base_offset: first.offset,
-        partition_leader_epoch: -1,
-        magic: wrapper.magic,
-        compression,
-        timestamp_type,
-        is_transactional: false,
-        is_control: false,
-        has_delete_horizon: false,
-        last_offset_delta,
-        base_timestamp: wrapper.timestamp,
-        max_timestamp: wrapper.timestamp,
-        producer_id: -1,
-        producer_epoch: -1,
-        base_sequence: -1,
-        records,
-    })
+/// The codec of a wrapper message; zstd and the bits naming no codec are refused, as magic 0
+/// and 1 cannot carry them.
+pub(crate) fn compression(message: &Message<'_>, at: usize) -> Result<Compression, RecordsError> {
+    let codec = message.codec();
+    match Compression::from_bits(codec) {
+        Some(c) if c != Compression::Zstd => Ok(c),
+        _ => Err(
+            RecordsError::new(RecordsErrorKind::UnsupportedCompression { codec })
+                .at(at.saturating_add(ATTRIBUTES_AT)),
+        ),
+    }
 }
 
-fn inner_records(
-    wrapper: &Message,
-    timestamp_type: TimestampType,
-    plain: Bytes,
-) -> Result<Vec<Record>, RecordsError> {
-    let mut c = Cursor::new(plain, 0);
-    let mut inner = Vec::new();
-    while c.remaining() > 0 {
-        let at = c.pos();
-        let m = read_message(&mut c).map_err(|e| e.in_record(inner.len()))?;
-        if m.attributes & 0x07 != 0 {
-            return Err(RecordsError::new(RecordsErrorKind::InvalidWrapper)
-                .at(at)
-                .in_record(inner.len()));
-        }
-        inner.push(m);
+/// The first and last offsets and the number of the messages of an inner message set, from
+/// their framing alone (each message is checked in full when it is read).
+pub(crate) fn span(inner: &[u8]) -> Result<(i64, i64, usize), RecordsError> {
+    let mut w = Wire::new(inner, 0);
+    let mut first = None;
+    let mut last = 0;
+    let mut count = 0usize;
+    while w.remaining() > 0 {
+        let offset = framed(&mut w).map_err(|e| e.in_record(count))?.offset;
+        first.get_or_insert(offset);
+        last = offset;
+        count = count.saturating_add(1);
     }
-    let Some(last) = inner.last() else {
-        return Err(RecordsError::new(RecordsErrorKind::EmptyBatch));
-    };
-    // Magic 1: the wrapper's offset is that of the last inner message.
-    let base = if wrapper.magic == 1 {
-        wrapper
-            .offset
-            .checked_sub(last.offset)
-            .ok_or_else(|| RecordsError::new(RecordsErrorKind::OffsetOverflow))?
-    } else {
-        0
-    };
-    inner
-        .into_iter()
-        .enumerate()
-        .map(|(index, m)| {
-            let offset = base.checked_add(m.offset).ok_or_else(|| {
-                RecordsError::new(RecordsErrorKind::OffsetOverflow).in_record(index)
-            })?;
-            let timestamp = match timestamp_type {
-                TimestampType::LogAppendTime => wrapper.timestamp,
-                TimestampType::CreateTime => m.timestamp,
-            };
-            Ok(Record {
-                offset,
-                timestamp,
-                key: m.key,
-                value: m.value,
-                headers: Vec::new(),
-            })
-        })
-        .collect()
-}
-
-/// Appends the batch: one message per record, or one wrapper holding them all compressed.
-pub(crate) fn encode(batch: &RecordBatch, out: &mut Vec<u8>) -> Result<(), RecordsError> {
-    let magic = batch.magic;
-    if batch.records.iter().any(|r| !r.headers.is_empty()) {
-        return Err(RecordsErrorKind::HeadersInLegacy.into());
+    match first {
+        Some(first) => Ok((first, last, count)),
+        None => Err(RecordsError::new(RecordsErrorKind::EmptyBatch)),
     }
-    let Some(last) = batch.records.last() else {
-        return Err(RecordsErrorKind::EmptyBatch.into());
-    };
-    if batch.compression == Compression::Zstd {
-        return Err(RecordsErrorKind::UnsupportedCompression { codec: 4 }.into());
-    }
-    let time_bit = if magic == 1 && batch.timestamp_type == TimestampType::LogAppendTime {
-        0x08
-    } else {
-        0
-    };
-    if batch.compression == Compression::None {
-        for record in &batch.records {
-            let message = Message {
-                offset: record.offset,
-                magic,
-                attributes: time_bit,
-                timestamp: record.timestamp,
-                key: record.key.clone(),
-                value: record.value.clone(),
-            };
-            write_message(out, &message)?;
-        }
-        return Ok(());
-    }
-    let mut inner = Vec::new();
-    for (index, record) in batch.records.iter().enumerate() {
-        let offset = if magic == 1 {
-            record
-                .offset
-                .checked_sub(batch.base_offset)
-                .ok_or_else(|| {
-                    RecordsError::new(RecordsErrorKind::OffsetOverflow).in_record(index)
-                })?
-        } else {
-            record.offset
-        };
-        let message = Message {
-            offset,
-            magic,
-            attributes: 0,
-            timestamp: record.timestamp,
-            key: record.key.clone(),
-            value: record.value.clone(),
-        };
-        write_message(&mut inner, &message)?;
-    }
-    let compressed = compress(batch.compression, magic, &inner)?;
-    let wrapper = Message {
-        offset: last.offset,
-        magic,
-        attributes: batch.compression.bits() as i8 | time_bit,
-        timestamp: batch.max_timestamp,
-        key: None,
-        value: Some(Bytes::from(compressed)),
-    };
-    write_message(out, &wrapper)
-}
-
-fn write_message(out: &mut Vec<u8>, m: &Message) -> Result<(), RecordsError> {
-    let key_len = m.key.as_ref().map_or(0, Bytes::len);
-    let value_len = m.value.as_ref().map_or(0, Bytes::len);
-    let fixed = if m.magic == 1 {
-        MIN_SIZE_V1
-    } else {
-        MIN_SIZE_V0
-    };
-    let size = fixed
-        .checked_add(key_len)
-        .and_then(|s| s.checked_add(value_len))
-        .ok_or(RecordsError::new(RecordsErrorKind::TooLarge {
-            size: usize::MAX,
-        }))?;
-    let size = to_i32(size)?;
-    out.extend_from_slice(&m.offset.to_be_bytes());
-    out.extend_from_slice(&size.to_be_bytes());
-    let crc_at = out.len();
-    out.extend_from_slice(&[0; 4]);
-    out.extend_from_slice(&m.magic.to_be_bytes());
-    out.extend_from_slice(&m.attributes.to_be_bytes());
-    if m.magic == 1 {
-        out.extend_from_slice(&m.timestamp.to_be_bytes());
-    }
-    for bytes in [&m.key, &m.value] {
-        match bytes {
-            None => out.extend_from_slice(&(-1i32).to_be_bytes()),
-            Some(b) => {
-                out.extend_from_slice(&to_i32(b.len())?.to_be_bytes());
-                out.extend_from_slice(b);
-            }
-        }
-    }
-    let crc_end = crc_at.saturating_add(4);
-    let crc = crc32(out.get(crc_end..).unwrap_or_default());
-    if let Some(slot) = out.get_mut(crc_at..crc_end) {
-        slot.copy_from_slice(&crc.to_be_bytes());
-    }
-    Ok(())
 }

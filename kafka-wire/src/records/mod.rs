@@ -1,16 +1,21 @@
 //! Record batches: the contents of a records field (Produce, Fetch, ...), read and written.
 //!
-//! Three on-disk formats share one model. Magic 2 is the record batch of Kafka 0.11 and later;
-//! magic 0 and 1 are the older message sets, where a message is either one record or, when
-//! compressed, a wrapper whose value holds an inner message set. A [`RecordBatch`] stands for a
-//! magic 2 batch, a lone legacy message (one record) or a compressed legacy wrapper (its inner
-//! records), with the legacy batch fields at Kafka's "none" values.
+//! Three formats share one model. Magic 2 is the record batch of Kafka 0.11 and later; magic 0
+//! and 1 are the older message sets, where a message is either one record or, when compressed,
+//! a wrapper whose value holds an inner message set. A batch stands for a magic 2 batch, a lone
+//! legacy message (one record) or a compressed legacy wrapper (its inner records), with the
+//! legacy batch fields at Kafka's "none" values.
 //!
-//! [`RecordsReader`] walks the batches of a records field without copying: keys, values and
-//! headers of uncompressed batches share the input's buffer. [`RecordBatchBuilder`] writes one.
+//! # Reading
+//!
+//! [`RecordsReader`] walks the batches of a records field and yields a [`BatchView`] for each:
+//! its [`BatchHeader`], checked against the batch's checksum, and its records as an iterator of
+//! [`RecordView`]s. Nothing is allocated per record or per header: keys, values and headers are
+//! slices of the input, or, for a compressed batch, of the one buffer its payload is
+//! decompressed into when its records are first asked for.
 //!
 //! ```
-//! use kafka_wire::records::{Compression, Record, RecordBatchBuilder, RecordsReader};
+//! use kafka_wire::records::{Record, RecordBatchBuilder, RecordsReader};
 //!
 //! let records = RecordBatchBuilder::new()
 //!     .producer(4000, 2, 17)
@@ -18,14 +23,28 @@
 //!     .record(Record::new(None, Some("w".into())).with_timestamp(1_700_000_000_005))
 //!     .encode()?;
 //!
-//! let mut reader = RecordsReader::new(records.into_bytes());
-//! let batch = reader.next().unwrap()?;
-//! assert_eq!(batch.compression, Compression::None);
-//! assert_eq!(batch.records[1].offset, 1);
-//! assert_eq!(batch.records[1].timestamp, 1_700_000_000_005);
-//! assert!(reader.next().is_none() && reader.truncated_tail().is_none());
+//! let mut total = 0;
+//! for batch in RecordsReader::new(records.into_bytes()) {
+//!     let batch = batch?;
+//!     assert_eq!(batch.header.producer_id, 4000);
+//!     for record in batch.records()? {
+//!         let record = record?;
+//!         total += record.value().map_or(0, <[u8]>::len);
+//!         assert!(record.timestamp() >= 1_700_000_000_000);
+//!     }
+//! }
+//! assert_eq!(total, 2);
 //! # Ok::<(), kafka_wire::records::RecordsError>(())
 //! ```
+//!
+//! Where owned values are handier, [`read_all`] and [`RecordsReader::into_owned`] give
+//! [`RecordBatch`]es. They obey the same memory bound as the views (see [`DecodeLimits`]).
+//!
+//! # Writing
+//!
+//! [`RecordBatchBuilder`] sets the batch fields; [`BatchWriter`] then writes records one by one
+//! straight into a `BytesMut`, through a streaming compressor when the batch is compressed, so
+//! writing a batch costs its output and the codec's state.
 
 // Decoding reads untrusted input: no panicking index, arithmetic, unwrap or expect here.
 #![deny(
@@ -39,22 +58,44 @@ mod builder;
 mod checksum;
 mod compression;
 mod control;
-mod cursor;
 mod error;
 mod legacy;
+mod owned;
 mod reader;
 mod v2;
+mod view;
+mod wire;
+mod writer;
 
 pub use builder::RecordBatchBuilder;
 pub use compression::{compress, decompress};
 pub use control::{ControlRecord, ControlRecordType, EndTxnMarker};
 pub use error::{RecordsError, RecordsErrorKind};
-pub use reader::{RecordsReader, Truncated};
+pub use owned::{read_all, Header, Record, RecordBatch};
+pub use reader::{OwnedBatches, RecordsReader, Truncated};
+pub use view::{BatchView, HeaderIter, HeaderView, RecordIter, RecordView};
+pub use writer::BatchWriter;
 
-use crate::{KafkaString, Records};
-use alloc::vec::Vec;
-use bytes::Bytes;
+use crate::Records;
 use core::fmt;
+
+/// Bytes before the batch-length field of every format: the base offset and the length itself.
+pub const LOG_OVERHEAD: usize = 12;
+
+/// The bits of a batch's attributes (magic 2: an `i16`; magic 0 and 1: an `i8` with the codec
+/// and, for magic 1, the timestamp type).
+pub mod attributes {
+    /// The compression codec: the low three bits.
+    pub const COMPRESSION_MASK: i16 = 0x07;
+    /// Set when timestamps are the broker's log append time (magic 1 and 2).
+    pub const LOG_APPEND_TIME: i16 = 0x08;
+    /// Set when the batch belongs to a transaction (magic 2).
+    pub const TRANSACTIONAL: i16 = 0x10;
+    /// Set when the batch holds control records (magic 2).
+    pub const CONTROL: i16 = 0x20;
+    /// Set when the base timestamp is the delete horizon of a compacted topic (magic 2).
+    pub const DELETE_HORIZON: i16 = 0x40;
+}
 
 /// A compression codec, as numbered in the batch attributes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -96,10 +137,11 @@ impl Compression {
         }
     }
 
-    /// The cargo feature that enables the codec.
-    pub fn feature(self) -> &'static str {
+    /// The codec's name, as Kafka's `compression.type` spells it; also the cargo feature that
+    /// enables it (`none` needs none).
+    pub fn name(self) -> &'static str {
         match self {
-            Self::None => "",
+            Self::None => "none",
             Self::Gzip => "gzip",
             Self::Snappy => "snappy",
             Self::Lz4 => "lz4",
@@ -121,13 +163,7 @@ impl Compression {
 
 impl fmt::Display for Compression {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::None => "none",
-            Self::Gzip => "gzip",
-            Self::Snappy => "snappy",
-            Self::Lz4 => "lz4",
-            Self::Zstd => "zstd",
-        })
+        f.write_str(self.name())
     }
 }
 
@@ -142,6 +178,18 @@ pub enum TimestampType {
 }
 
 /// Bounds for reading untrusted batches.
+///
+/// Reading through any API of this module, an input of `n` bytes costs at most about
+/// `max_decompressed + 256 × n` bytes of memory at any time, whatever counts and sizes the input
+/// claims:
+/// - [`RecordsReader`] decompresses one batch at a time, into one buffer that grows with the
+///   output actually produced and never past `max_decompressed`; a codec header claiming more is
+///   an error before anything is reserved for it, and a claim below the limit is trusted only as
+///   far as the compressed bytes present could expand;
+/// - the owned forms ([`read_all`], [`RecordsReader::into_owned`], [`BatchView::to_owned`])
+///   count what they build from decompressed bytes (the payloads and the records and headers
+///   made from them) against `max_decompressed`, over the whole call, and stop with
+///   [`RecordsErrorKind::MemoryLimit`] before going past it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DecodeLimits {
     /// The most bytes one compressed batch may decompress to; more is
@@ -163,74 +211,14 @@ impl Default for DecodeLimits {
     }
 }
 
-/// A record header: a UTF-8 key and nullable bytes (magic 2 only).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Header {
-    /// The key.
-    pub key: KafkaString,
-    /// The value, `None` for null.
-    pub value: Option<Bytes>,
-}
-
-impl Header {
-    /// A header from its key and value.
-    pub fn new(key: impl Into<KafkaString>, value: Option<Bytes>) -> Self {
-        Header {
-            key: key.into(),
-            value,
-        }
-    }
-}
-
-/// One record, with its absolute offset and timestamp.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Record {
-    /// The absolute offset (base offset plus the record's delta).
-    pub offset: i64,
-    /// Milliseconds since the epoch; -1 where there is none (magic 0). Under
-    /// [`TimestampType::LogAppendTime`] it is the batch's max timestamp, as Kafka reads it.
-    pub timestamp: i64,
-    /// The key, `None` for null.
-    pub key: Option<Bytes>,
-    /// The value, `None` for null.
-    pub value: Option<Bytes>,
-    /// Headers, in order (magic 2 only).
-    pub headers: Vec<Header>,
-}
-
-impl Record {
-    /// A record with `key` and `value`, offset 0, timestamp -1 and no headers.
-    pub fn new(key: Option<Bytes>, value: Option<Bytes>) -> Self {
-        Record {
-            offset: 0,
-            timestamp: -1,
-            key,
-            value,
-            headers: Vec::new(),
-        }
-    }
-
-    /// Sets the timestamp.
-    pub fn with_timestamp(mut self, timestamp: i64) -> Self {
-        self.timestamp = timestamp;
-        self
-    }
-
-    /// Adds a header.
-    pub fn with_header(mut self, key: impl Into<KafkaString>, value: Option<Bytes>) -> Self {
-        self.headers.push(Header::new(key, value));
-        self
-    }
-}
-
-/// One batch: a magic 2 record batch, or a legacy message or compressed message set.
+/// The fields of a batch, other than its records.
 ///
 /// For magic 0 and 1, `partition_leader_epoch`, `producer_id`, `producer_epoch` and
 /// `base_sequence` are -1, the flags are false, `base_offset` and `last_offset_delta` come from
 /// the records' offsets, and both timestamps are the (wrapper) message's timestamp (-1 for
 /// magic 0).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct RecordBatch {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BatchHeader {
     /// The offset of the first record.
     pub base_offset: i64,
     /// The leader epoch the broker stamped; -1 from producers.
@@ -259,13 +247,12 @@ pub struct RecordBatch {
     pub producer_epoch: i16,
     /// The first record's sequence number, -1 for none.
     pub base_sequence: i32,
-    /// The records.
-    pub records: Vec<Record>,
 }
 
-impl Default for RecordBatch {
+impl Default for BatchHeader {
+    /// A magic 2 batch of a producer without idempotence, as Kafka's Java producer writes it.
     fn default() -> Self {
-        RecordBatch {
+        BatchHeader {
             base_offset: 0,
             partition_leader_epoch: -1,
             magic: 2,
@@ -280,60 +267,43 @@ impl Default for RecordBatch {
             producer_id: -1,
             producer_epoch: -1,
             base_sequence: -1,
-            records: Vec::new(),
         }
     }
 }
 
-impl RecordBatch {
-    /// Writes the batch, exactly as its fields say (lengths and checksums computed), appending
-    /// to `out`. Magic 0 and 1 write one message per record, or one compressed wrapper.
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), RecordsError> {
-        match self.magic {
-            2 => v2::encode(self, out),
-            0 | 1 => legacy::encode(self, out),
-            magic => Err(RecordsErrorKind::UnsupportedMagic { magic }.into()),
-        }
-    }
-
-    /// The batch's bytes, ready for a Produce request's records field.
-    pub fn encode(&self) -> Result<Records, RecordsError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(Records::new(Bytes::from(out)))
-    }
-
+impl BatchHeader {
     /// The offset of the last record: base offset plus last offset delta.
     pub fn last_offset(&self) -> Option<i64> {
         self.base_offset
             .checked_add(i64::from(self.last_offset_delta))
     }
 
-    /// Reads a transaction marker or other control record from a control batch; `None` when
-    /// the batch is not a control batch or holds no record.
-    pub fn control_record(&self) -> Option<Result<ControlRecord, RecordsError>> {
-        if !self.is_control {
-            return None;
-        }
-        self.records.first().map(ControlRecord::parse)
-    }
-
     /// The attribute bits of a magic 2 batch.
-    pub(crate) fn attributes(&self) -> i16 {
+    pub fn attributes(&self) -> i16 {
         let mut bits = i16::from(self.compression.bits());
-        if self.timestamp_type == TimestampType::LogAppendTime {
-            bits |= 0x08;
-        }
-        if self.is_transactional {
-            bits |= 0x10;
-        }
-        if self.is_control {
-            bits |= 0x20;
-        }
-        if self.has_delete_horizon {
-            bits |= 0x40;
+        for (set, bit) in [
+            (
+                self.timestamp_type == TimestampType::LogAppendTime,
+                attributes::LOG_APPEND_TIME,
+            ),
+            (self.is_transactional, attributes::TRANSACTIONAL),
+            (self.is_control, attributes::CONTROL),
+            (self.has_delete_horizon, attributes::DELETE_HORIZON),
+        ] {
+            if set {
+                bits |= bit;
+            }
         }
         bits
+    }
+
+    /// The timestamp of a record whose delta from the base timestamp is `delta`: the max
+    /// timestamp under log append time, as Kafka reads it.
+    pub(crate) fn record_timestamp(&self, delta: i64) -> Option<i64> {
+        match self.timestamp_type {
+            TimestampType::LogAppendTime => Some(self.max_timestamp),
+            TimestampType::CreateTime => self.base_timestamp.checked_add(delta),
+        }
     }
 }
 
@@ -342,16 +312,4 @@ impl Records {
     pub fn batches(&self) -> RecordsReader {
         RecordsReader::new(self.as_bytes().clone())
     }
-}
-
-/// Reads every batch of `records`, failing on the first error. A truncated last batch, which a
-/// Fetch response may carry, is left out; use [`RecordsReader`] to learn about it.
-///
-/// ```
-/// let batches = kafka_wire::records::read_all(bytes::Bytes::new(), Default::default())?;
-/// assert!(batches.is_empty());
-/// # Ok::<(), kafka_wire::records::RecordsError>(())
-/// ```
-pub fn read_all(records: Bytes, limits: DecodeLimits) -> Result<Vec<RecordBatch>, RecordsError> {
-    RecordsReader::new(records).with_limits(limits).collect()
 }

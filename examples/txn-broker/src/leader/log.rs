@@ -10,7 +10,8 @@ use std::io;
 
 use bytes::Bytes;
 use kafka_wire::records::{
-    EndTxnMarker, RecordBatch, RecordsErrorKind, RecordsReader, TimestampType,
+    BatchHeader, BatchView, EndTxnMarker, RecordBatch, RecordsErrorKind, RecordsReader,
+    TimestampType,
 };
 
 use crate::cluster::TopicPartition;
@@ -38,7 +39,7 @@ pub(super) struct BatchInfo {
 }
 
 impl BatchInfo {
-    fn of(batch: &RecordBatch, start: usize, end: usize) -> Self {
+    fn of(batch: &BatchHeader, start: usize, end: usize) -> Self {
         BatchInfo {
             base_offset: batch.base_offset,
             last_offset: batch
@@ -229,9 +230,9 @@ impl Partition {
         loop {
             let start = reader.position();
             match reader.next() {
-                Some(Ok(batch)) if batch.magic == 2 && !batch.records.is_empty() => {
+                Some(Ok(batch)) if batch.header.magic == 2 && record_count(&batch) > 0 => {
                     let end = reader.position();
-                    let info = BatchInfo::of(&batch, start, end);
+                    let info = BatchInfo::of(&batch.header, start, end);
                     let marker = marker_of(&batch);
                     part.apply(&info, marker);
                     part.index.push(info);
@@ -331,7 +332,8 @@ impl Partition {
         now_ms: i64,
         who: &str,
     ) -> Result<Appended, Refusal> {
-        let batch = validate(records)?;
+        let view = validate(records)?;
+        let batch = view.header;
         let delta = i64::from(batch.last_offset_delta);
         let last_sequence = add_sequence(batch.base_sequence, delta);
         if batch.producer_id >= 0 {
@@ -400,9 +402,11 @@ impl Partition {
         let (bytes, log_append_time) = if batch.timestamp_type == TimestampType::LogAppendTime {
             // The broker's clock replaces the producer's: the timestamps change, so the batch is
             // written again (with its checksum recomputed).
-            let mut stamped = batch.clone();
-            stamped.base_offset = base_offset;
-            stamped.max_timestamp = now_ms;
+            let mut stamped = view
+                .to_record_batch()
+                .map_err(|e| refuse(errors::CORRUPT_MESSAGE, e.to_string()))?;
+            stamped.header.base_offset = base_offset;
+            stamped.header.max_timestamp = now_ms;
             for (i, record) in stamped.records.iter_mut().enumerate() {
                 record.offset = base_offset + i as i64;
                 record.timestamp = now_ms;
@@ -515,7 +519,7 @@ impl Partition {
             .encode()
             .map_err(|e| refuse(errors::INVALID_RECORD, e.to_string()))?
             .into_bytes();
-        self.append(storage, &bytes, &batch, Some(marker))?;
+        self.append(storage, &bytes, &batch.header, Some(marker))?;
         let began = match open {
             Some(txn) => format!("transaction began at {}", txn.first_offset),
             None => "no transaction open here, written to fence older epochs".to_owned(),
@@ -537,7 +541,7 @@ impl Partition {
         &mut self,
         storage: &mut dyn Storage,
         bytes: &[u8],
-        batch: &RecordBatch,
+        batch: &BatchHeader,
         marker: Option<EndTxnMarker>,
     ) -> Result<(), Refusal> {
         if let Err(e) = storage.append(&self.file, bytes) {
@@ -603,13 +607,13 @@ impl Partition {
             .iter()
             .filter(|b| !b.control && b.base_offset < upper)
             .find(|b| b.max_timestamp >= timestamp)?;
-        let decoded = self.decode(batch)?;
-        decoded
-            .records
-            .iter()
-            .filter(|r| r.offset < upper)
-            .find(|r| r.timestamp >= timestamp)
-            .map(|r| (r.offset, r.timestamp))
+        self.decode(batch)?
+            .records()
+            .ok()?
+            .map_while(Result::ok)
+            .filter(|r| r.offset() < upper)
+            .find(|r| r.timestamp() >= timestamp)
+            .map(|r| (r.offset(), r.timestamp()))
     }
 
     /// The data record with the largest timestamp below `upper` (the earliest such).
@@ -626,16 +630,16 @@ impl Partition {
         }
         let batch = best?;
         let decoded = self.decode(batch)?;
-        decoded
-            .records
-            .iter()
-            .filter(|r| r.offset < upper)
-            .find(|r| r.timestamp == batch.max_timestamp)
-            .or_else(|| decoded.records.first())
-            .map(|r| (r.offset, r.timestamp))
+        let records = decoded.records().ok()?.map_while(Result::ok);
+        let first = records.clone().next();
+        records
+            .filter(|r| r.offset() < upper)
+            .find(|r| r.timestamp() == batch.max_timestamp)
+            .or(first)
+            .map(|r| (r.offset(), r.timestamp()))
     }
 
-    fn decode(&self, info: &BatchInfo) -> Option<RecordBatch> {
+    fn decode(&self, info: &BatchInfo) -> Option<BatchView> {
         let bytes = Bytes::copy_from_slice(self.data.get(info.start..info.end)?);
         RecordsReader::new(bytes).next()?.ok()
     }
@@ -643,13 +647,29 @@ impl Partition {
     /// Every batch of the log, decoded.
     pub fn batches(&self) -> Vec<RecordBatch> {
         RecordsReader::new(Bytes::copy_from_slice(&self.data))
+            .into_owned()
             .filter_map(Result::ok)
             .collect()
     }
 }
 
+/// The number of records of a batch whose every record reads; 0 when one does not.
+fn record_count(batch: &BatchView) -> usize {
+    let Ok(records) = batch.records() else {
+        return 0;
+    };
+    let mut count = 0;
+    for record in records {
+        if record.is_err() {
+            return 0;
+        }
+        count += 1;
+    }
+    count
+}
+
 /// The transaction marker a control batch holds, if it holds one.
-fn marker_of(batch: &RecordBatch) -> Option<EndTxnMarker> {
+fn marker_of(batch: &BatchView) -> Option<EndTxnMarker> {
     batch
         .control_record()
         .and_then(Result::ok)
@@ -658,22 +678,22 @@ fn marker_of(batch: &RecordBatch) -> Option<EndTxnMarker> {
 
 /// Checks a produced records field: one whole, readable magic 2 data batch whose records are
 /// numbered 0, 1, 2, ... from its base offset and whose producer fields make sense.
-fn validate(records: &Bytes) -> Result<RecordBatch, Refusal> {
+fn validate(records: &Bytes) -> Result<BatchView, Refusal> {
     if records.is_empty() {
         return Err(refuse(errors::INVALID_RECORD, "no record batch"));
     }
+    let refusal = |e: kafka_wire::records::RecordsError| {
+        let code = match e.kind() {
+            RecordsErrorKind::UnsupportedCompression { .. }
+            | RecordsErrorKind::CodecNotEnabled { .. } => errors::UNSUPPORTED_COMPRESSION_TYPE,
+            RecordsErrorKind::UnsupportedMagic { .. } => errors::INVALID_RECORD,
+            _ => errors::CORRUPT_MESSAGE,
+        };
+        refuse(code, e.to_string())
+    };
     let mut reader = RecordsReader::new(records.clone());
     let batch = match reader.next() {
-        Some(Ok(batch)) => batch,
-        Some(Err(e)) => {
-            let code = match e.kind() {
-                RecordsErrorKind::UnsupportedCompression { .. }
-                | RecordsErrorKind::CodecNotEnabled { .. } => errors::UNSUPPORTED_COMPRESSION_TYPE,
-                RecordsErrorKind::UnsupportedMagic { .. } => errors::INVALID_RECORD,
-                _ => errors::CORRUPT_MESSAGE,
-            };
-            return Err(refuse(code, e.to_string()));
-        }
+        Some(batch) => batch.map_err(refusal)?,
         None => return Err(refuse(errors::CORRUPT_MESSAGE, "incomplete record batch")),
     };
     if reader.next().is_some() || reader.truncated_tail().is_some() {
@@ -682,39 +702,43 @@ fn validate(records: &Bytes) -> Result<RecordBatch, Refusal> {
             "a produce request carries exactly one record batch per partition",
         ));
     }
-    if batch.magic != 2 {
+    let header = &batch.header;
+    if header.magic != 2 {
         return Err(refuse(
             errors::INVALID_RECORD,
-            format!("record batch magic {} (only 2 is accepted)", batch.magic),
+            format!("record batch magic {} (only 2 is accepted)", header.magic),
         ));
     }
-    if batch.is_control {
+    if header.is_control {
         return Err(refuse(
             errors::INVALID_RECORD,
             "producers may not write control batches",
         ));
     }
-    if batch.records.is_empty() {
+    // Every record must read, numbered 0, 1, 2, ... from the base offset.
+    let mut count = 0i64;
+    let mut numbered = true;
+    for record in batch.records().map_err(refusal)? {
+        let record = record.map_err(refusal)?;
+        numbered &= record.offset().checked_sub(header.base_offset) == Some(count);
+        count += 1;
+    }
+    if count == 0 {
         return Err(refuse(errors::INVALID_RECORD, "empty record batch"));
     }
-    let numbered = batch
-        .records
-        .iter()
-        .enumerate()
-        .all(|(i, r)| r.offset.checked_sub(batch.base_offset) == Some(i as i64));
-    if !numbered || batch.last_offset_delta as usize != batch.records.len() - 1 {
+    if !numbered || i64::from(header.last_offset_delta) != count - 1 {
         return Err(refuse(
             errors::INVALID_RECORD,
             "record offset deltas must count 0, 1, 2, ...",
         ));
     }
-    if batch.is_transactional && batch.producer_id < 0 {
+    if header.is_transactional && header.producer_id < 0 {
         return Err(refuse(
             errors::INVALID_RECORD,
             "a transactional batch needs a producer id",
         ));
     }
-    if batch.producer_id >= 0 && (batch.producer_epoch < 0 || batch.base_sequence < 0) {
+    if header.producer_id >= 0 && (header.producer_epoch < 0 || header.base_sequence < 0) {
         return Err(refuse(
             errors::INVALID_RECORD,
             "a batch with a producer id needs an epoch and a base sequence",

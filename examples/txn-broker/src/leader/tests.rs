@@ -142,7 +142,7 @@ fn fetch(l: &Leaders, offset: i64, isolation: i8) -> PartitionData {
 fn bases(p: &PartitionData) -> Vec<i64> {
     let bytes = p.records.clone().unwrap_or_default().into_bytes();
     RecordsReader::new(bytes)
-        .map(|b| b.unwrap().base_offset)
+        .map(|b| b.unwrap().header.base_offset)
         .collect()
 }
 
@@ -170,7 +170,7 @@ fn control_batches(l: &Leaders) -> Vec<RecordBatch> {
     l.batches(&tp0())
         .unwrap()
         .into_iter()
-        .filter(|b| b.is_control)
+        .filter(|b| b.header.is_control)
         .collect()
 }
 
@@ -190,6 +190,7 @@ fn produce_then_fetch_round_trip() {
     assert_eq!(p.log_start_offset, 0);
     let bytes = p.records.clone().unwrap().into_bytes();
     let values: Vec<Bytes> = RecordsReader::new(bytes)
+        .into_owned()
         .flat_map(|b| b.unwrap().records)
         .map(|r| r.value.unwrap())
         .collect();
@@ -296,9 +297,16 @@ fn duplicate_marker_is_a_no_op() {
     let controls = control_batches(&l);
     assert_eq!(controls.len(), 1);
     let c = &controls[0];
-    assert_eq!((c.base_offset, c.producer_id, c.producer_epoch), (2, 7, 0));
-    assert!(c.is_transactional);
-    assert_eq!(c.base_sequence, -1);
+    assert_eq!(
+        (
+            c.header.base_offset,
+            c.header.producer_id,
+            c.header.producer_epoch
+        ),
+        (2, 7, 0)
+    );
+    assert!(c.header.is_transactional);
+    assert_eq!(c.header.base_sequence, -1);
     let record = c.control_record().unwrap().unwrap();
     assert_eq!(record.kind, ControlRecordType::Commit);
     assert_eq!(record.marker.unwrap().coordinator_epoch, 3);
@@ -745,7 +753,7 @@ fn hostile_batches_get_error_codes_not_panics() {
     assert!(accepted > 0);
     let log = Bytes::from(s.read("log-orders-0").unwrap());
     let offsets: Vec<i64> = RecordsReader::new(log)
-        .map(|b| b.unwrap().base_offset)
+        .map(|b| b.unwrap().header.base_offset)
         .collect();
     assert_eq!(offsets, (0..accepted).map(|i| 2 * i).collect::<Vec<i64>>());
     assert_eq!(produce(&mut l, 0, good.clone()).0, errors::NONE);

@@ -1,0 +1,191 @@
+//! Owned batches, records and headers: the convenient form, for building batches by hand and
+//! for readers that want values rather than views.
+
+use super::writer::BatchWriter;
+use super::{BatchHeader, DecodeLimits, RecordsError, RecordsErrorKind, RecordsReader};
+use crate::{KafkaString, Records};
+use bytes::{Bytes, BytesMut};
+
+/// A record header: a UTF-8 key and nullable bytes (magic 2 only).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Header {
+    /// The key.
+    pub key: KafkaString,
+    /// The value, `None` for null.
+    pub value: Option<Bytes>,
+}
+
+impl Header {
+    /// A header from its key and value.
+    pub fn new(key: impl Into<KafkaString>, value: Option<Bytes>) -> Self {
+        Header {
+            key: key.into(),
+            value,
+        }
+    }
+}
+
+/// One record, with its absolute offset and timestamp.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Record {
+    /// The absolute offset (base offset plus the record's delta).
+    pub offset: i64,
+    /// Milliseconds since the epoch; -1 where there is none (magic 0). Under log append time it
+    /// is the batch's max timestamp, as Kafka reads it.
+    pub timestamp: i64,
+    /// The key, `None` for null.
+    pub key: Option<Bytes>,
+    /// The value, `None` for null.
+    pub value: Option<Bytes>,
+    /// Headers, in order (magic 2 only).
+    pub headers: Vec<Header>,
+}
+
+impl Record {
+    /// A record with `key` and `value`, offset 0, timestamp -1 and no headers.
+    pub fn new(key: Option<Bytes>, value: Option<Bytes>) -> Self {
+        Record {
+            offset: 0,
+            timestamp: -1,
+            key,
+            value,
+            headers: Vec::new(),
+        }
+    }
+
+    /// Sets the timestamp.
+    pub fn with_timestamp(mut self, timestamp: i64) -> Self {
+        self.timestamp = timestamp;
+        self
+    }
+
+    /// Adds a header.
+    pub fn with_header(mut self, key: impl Into<KafkaString>, value: Option<Bytes>) -> Self {
+        self.headers.push(Header::new(key, value));
+        self
+    }
+}
+
+/// One batch, owned: its header fields and its records.
+///
+/// ```
+/// use kafka_wire::records::{BatchHeader, Record, RecordBatch, RecordsReader};
+///
+/// let batch = RecordBatch {
+///     header: BatchHeader { base_offset: 5, ..BatchHeader::default() },
+///     records: vec![Record { offset: 5, ..Record::new(None, Some("v".into())) }],
+/// };
+/// let bytes = batch.encode()?.into_bytes();
+/// let read = RecordsReader::new(bytes).next().unwrap()?.to_record_batch()?;
+/// assert_eq!(read, batch);
+/// # Ok::<(), kafka_wire::records::RecordsError>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RecordBatch {
+    /// The batch's fields.
+    pub header: BatchHeader,
+    /// The records.
+    pub records: Vec<Record>,
+}
+
+impl RecordBatch {
+    /// Writes the batch, exactly as its fields say (lengths and checksums computed), appending
+    /// to `out`. Magic 0 and 1 write one message per record, or one compressed wrapper.
+    pub fn encode_into(&self, out: &mut BytesMut) -> Result<(), RecordsError> {
+        let mut writer = BatchWriter::exact(out, &self.header)?;
+        for record in &self.records {
+            writer.append_record(record)?;
+        }
+        writer.finish().map(drop)
+    }
+
+    /// The batch's bytes, ready for a Produce request's records field.
+    pub fn encode(&self) -> Result<Records, RecordsError> {
+        let mut out = BytesMut::new();
+        self.encode_into(&mut out)?;
+        Ok(Records::new(out.freeze()))
+    }
+
+    /// Reads a transaction marker or other control record from a control batch; `None` when
+    /// the batch is not a control batch or holds no record.
+    pub fn control_record(&self) -> Option<Result<super::ControlRecord, RecordsError>> {
+        if !self.header.is_control {
+            return None;
+        }
+        self.records.first().map(super::ControlRecord::parse)
+    }
+}
+
+/// Memory the owned forms may still take for what they build from decompressed payloads.
+#[derive(Debug)]
+pub(crate) struct Budget {
+    limit: usize,
+    left: usize,
+}
+
+impl Budget {
+    pub(crate) fn new(limit: usize) -> Self {
+        Budget { limit, left: limit }
+    }
+
+    /// What is left.
+    pub(crate) fn left(&self) -> usize {
+        self.left
+    }
+
+    #[cold]
+    fn exceeded(&self) -> RecordsError {
+        RecordsError::new(RecordsErrorKind::MemoryLimit { limit: self.limit })
+    }
+
+    /// A payload that went past a decompression limit of `allowed`, cut to what the budget had
+    /// left, is the budget's error rather than the codec's.
+    #[cold]
+    pub(crate) fn explain(&self, e: RecordsError, allowed: usize) -> RecordsError {
+        match e.kind() {
+            RecordsErrorKind::DecompressionLimit { .. } if allowed < self.limit => {
+                e.with_kind(RecordsErrorKind::MemoryLimit { limit: self.limit })
+            }
+            _ => e,
+        }
+    }
+
+    /// Takes `bytes` from what is left.
+    pub(crate) fn charge(&mut self, bytes: usize) -> Result<(), RecordsError> {
+        self.left = self
+            .left
+            .checked_sub(bytes)
+            .ok_or_else(|| self.exceeded())?;
+        Ok(())
+    }
+
+    /// Takes room for `n` values of `T`, and gives `n` back as the capacity to reserve.
+    pub(crate) fn charge_items<T>(&mut self, n: usize) -> Result<usize, RecordsError> {
+        let bytes = n
+            .checked_mul(core::mem::size_of::<T>())
+            .ok_or_else(|| self.exceeded())?;
+        self.charge(bytes)?;
+        Ok(n)
+    }
+}
+
+/// Reads every batch of `records` into owned batches, failing on the first error. A truncated
+/// last batch, which a Fetch response may carry, is left out; use [`RecordsReader`] to learn
+/// about it.
+///
+/// What the batches build from decompressed payloads counts against
+/// `limits.max_decompressed` over the whole call, so that a small compressed input cannot make
+/// it allocate more than the limit, whatever its record counts say
+/// ([`RecordsErrorKind::MemoryLimit`]). Uncompressed records are bounded by the input's length.
+///
+/// ```
+/// let batches = kafka_wire::records::read_all(bytes::Bytes::new(), Default::default())?;
+/// assert!(batches.is_empty());
+/// # Ok::<(), kafka_wire::records::RecordsError>(())
+/// ```
+pub fn read_all(records: Bytes, limits: DecodeLimits) -> Result<Vec<RecordBatch>, RecordsError> {
+    RecordsReader::new(records)
+        .with_limits(limits)
+        .into_owned()
+        .collect()
+}
