@@ -11,7 +11,8 @@
 
 use bytes::Bytes;
 use kafka_wire::records::{
-    compress, read_all, Compression, DecodeLimits, RecordsErrorKind, RecordsReader,
+    compress, read_all, Compression, DecodeLimits, Record, RecordBatchBuilder, RecordsErrorKind,
+    RecordsReader,
 };
 use kafka_wire::varint::put_varint;
 use kafka_wire_tests::batches::{record, v2_batch};
@@ -242,6 +243,48 @@ fn small_inputs_cannot_make_the_reader_reserve_more_than_the_bound() {
             &refused_owned,
         );
     }
+
+    // Reading an uncompressed field through the views allocates nothing per record or header:
+    // the same for 64 batches of 100 records with two headers each as for 64 batches of one
+    // bare record.
+    let field = |records: usize, headers: usize| {
+        let mut out = Vec::new();
+        for b in 0..64 {
+            let batch = RecordBatchBuilder::new()
+                .base_offset(b * 1000)
+                .records((0..records).map(|i| {
+                    let mut r = Record::new(
+                        Some(vec![b as u8; 16].into()),
+                        Some(vec![i as u8; 100].into()),
+                    )
+                    .with_timestamp(1_700_000_000_000 + i as i64);
+                    for h in 0..headers {
+                        r = r.with_header(format!("h{h}"), Some(vec![7u8; 16].into()));
+                    }
+                    r
+                }));
+            out.extend_from_slice(batch.encode().unwrap().as_bytes());
+        }
+        Bytes::from(out)
+    };
+    let allocations = |input: Bytes| {
+        let region = Region::new(GLOBAL);
+        let read = walk(&input, DecodeLimits::default());
+        let stats = region.change();
+        (
+            read,
+            stats.allocations + stats.reallocations,
+            stats.bytes_allocated,
+        )
+    };
+    let (read, big_count, big_bytes) = allocations(field(100, 2));
+    assert_eq!(read, Ok((6400, 12800)));
+    let (read, small_count, small_bytes) = allocations(field(1, 0));
+    assert_eq!(read, Ok((64, 0)));
+    assert_eq!((big_count, big_bytes), (small_count, small_bytes));
+    report.0.push(format!(
+        "allocations reading 64 uncompressed batches: {big_count} ({big_bytes} bytes) for 6400 records with 12800 headers, {small_count} for 64 records"
+    ));
 
     for line in &report.0 {
         println!("{line}");

@@ -218,7 +218,7 @@ where
 }
 
 thread_local! {
-    static LAST_USAGE: std::cell::Cell<Usage> = const { std::cell::Cell::new(Usage { total: 0, largest: 0, peak: 0 }) };
+    static LAST_USAGE: std::cell::Cell<Usage> = const { std::cell::Cell::new(Usage { count: 0, total: 0, largest: 0, peak: 0 }) };
 }
 
 /// Keeps what the decode of the current input allocated, for [`last_usage`].

@@ -11,7 +11,7 @@
 //!   --write-valid     regenerate `valid.hex`, the valid inputs of each target's corpus
 //!   --list            print the target names
 
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
 use kafka_wire_fuzz::campaign::{self, Options, Report};
 use kafka_wire_fuzz::check::{hex, quiet_panics};

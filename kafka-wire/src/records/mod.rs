@@ -186,7 +186,7 @@ pub enum TimestampType {
 ///   output actually produced and never past `max_decompressed`; a codec header claiming more is
 ///   an error before anything is reserved for it, and a claim below the limit is trusted only as
 ///   far as the compressed bytes present could expand;
-/// - the owned forms ([`read_all`], [`RecordsReader::into_owned`], [`BatchView::to_owned`])
+/// - the owned forms ([`read_all`], [`RecordsReader::into_owned`], [`BatchView::to_record_batch`])
 ///   count what they build from decompressed bytes (the payloads and the records and headers
 ///   made from them) against `max_decompressed`, over the whole call, and stop with
 ///   [`RecordsErrorKind::MemoryLimit`] before going past it.

@@ -5,9 +5,9 @@
 //! the codec's own state. ruzstd compresses from a reader, whole, so a zstd payload is gathered
 //! first.
 
-use super::RecordsError;
 #[allow(unused_imports)]
-use super::{compress_error, RecordsErrorKind};
+use super::compress_error;
+use super::{RecordsError, RecordsErrorKind};
 use crate::records::Compression;
 use bytes::BytesMut;
 
@@ -19,7 +19,7 @@ enum State {
     /// Written as it comes.
     None,
     #[cfg(feature = "gzip")]
-    Gzip(Blocks, gzip::Member),
+    Gzip(Blocks, Box<gzip::Member>),
     #[cfg(feature = "snappy")]
     Snappy(Blocks, Box<snap::raw::Encoder>),
     #[cfg(feature = "lz4")]
@@ -39,7 +39,9 @@ impl Compressor {
         Ok(Compressor(match compression {
             Compression::None => State::None,
             #[cfg(feature = "gzip")]
-            Compression::Gzip => State::Gzip(Blocks::new(32 << 10), gzip::Member::start(out)),
+            Compression::Gzip => {
+                State::Gzip(Blocks::new(32 << 10), Box::new(gzip::Member::start(out)))
+            }
             #[cfg(feature = "snappy")]
             Compression::Snappy => {
                 snappy::header(out);
@@ -121,13 +123,19 @@ impl Compressor {
 }
 
 /// Input gathered into blocks of one size, each handed on as it fills.
-#[allow(dead_code)]
+#[cfg_attr(
+    not(any(feature = "gzip", feature = "snappy", feature = "lz4")),
+    allow(dead_code)
+)]
 struct Blocks {
     buf: Vec<u8>,
     size: usize,
 }
 
-#[allow(dead_code)]
+#[cfg_attr(
+    not(any(feature = "gzip", feature = "snappy", feature = "lz4")),
+    allow(dead_code)
+)]
 impl Blocks {
     fn new(size: usize) -> Self {
         Blocks {
@@ -185,7 +193,7 @@ mod gzip {
     /// length of the input.
     pub(super) struct Member {
         deflate: Box<Compress>,
-        crc: crc32fast::Hasher,
+        crc: crc_fast::Digest,
         /// The input's length modulo 2^32, as the trailer wants it.
         len: u32,
     }
@@ -197,7 +205,7 @@ mod gzip {
             out.extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
             Member {
                 deflate: Box::new(Compress::new(flate2::Compression::default(), false)),
-                crc: crc32fast::Hasher::new(),
+                crc: crc_fast::Digest::new(crc_fast::CrcAlgorithm::Crc32IsoHdlc),
                 len: 0,
             }
         }
@@ -215,7 +223,8 @@ mod gzip {
 
         pub(super) fn finish(mut self, out: &mut BytesMut) -> Result<(), RecordsError> {
             self.deflate(out, &[], FlushCompress::Finish)?;
-            out.extend_from_slice(&self.crc.finalize().to_le_bytes());
+            // A CRC-32 fits its `u64`.
+            out.extend_from_slice(&(self.crc.finalize() as u32).to_le_bytes());
             out.extend_from_slice(&self.len.to_le_bytes());
             Ok(())
         }

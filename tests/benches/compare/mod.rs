@@ -1,0 +1,190 @@
+//! Side by side: kafka-wire and the `kafka-protocol` crate on the same work, in one run.
+//!
+//! Each comparison runs three passes:
+//! 1. one call of each under a counting allocator, for the allocations (count and bytes) the
+//!    call makes;
+//! 2. criterion's own measurement of each (skipped with `KW_BENCH=quick`), for its statistics
+//!    and its saved baselines;
+//! 3. the figure the table reports: both timed in alternation, in rounds of about 25 ms each,
+//!    which side goes first changing every round. The ratio of each round (peer time ÷ ours) is
+//!    taken, and the table shows the median over the rounds with the lowest and highest. Timings
+//!    on a small shared machine drift by 10 to 40 % over seconds; alternating keeps both sides
+//!    under the same drift, so the ratio holds where the absolute times do not.
+//!
+//! `KW_BENCH=quick` runs few short rounds and no criterion pass: a smoke test for CI.
+//! `KW_BENCH_ONLY=<text>` runs only the comparisons whose "group case" contains the text (for a
+//! profiler), and `KW_BENCH_ROUNDS=<n>` sets the number of rounds.
+
+use criterion::{BenchmarkId, Criterion, Throughput};
+use kafka_wire_alloc_count::{Region, Usage};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+#[global_allocator]
+static ALLOCATOR: kafka_wire_alloc_count::Counting = kafka_wire_alloc_count::Counting;
+
+/// One line of the table.
+pub struct Row {
+    pub group: String,
+    pub case: String,
+    /// Median time per call, nanoseconds.
+    pub ours_ns: f64,
+    pub peer_ns: f64,
+    /// Median, lowest and highest of the per-round ratios (peer time ÷ ours).
+    pub ratio: (f64, f64, f64),
+    pub ours_alloc: Usage,
+    pub peer_alloc: Usage,
+}
+
+pub struct Compare {
+    criterion: Option<Criterion>,
+    rounds: usize,
+    round_time: Duration,
+    only: Option<String>,
+    rows: Vec<Row>,
+}
+
+impl Compare {
+    /// Reads `KW_BENCH` (`quick` for the smoke run) and criterion's command line.
+    pub fn from_env() -> Self {
+        let quick = std::env::var("KW_BENCH").is_ok_and(|v| v == "quick");
+        Compare {
+            criterion: (!quick).then(|| {
+                Criterion::default()
+                    .warm_up_time(Duration::from_millis(500))
+                    .measurement_time(Duration::from_secs(2))
+                    .sample_size(30)
+                    .configure_from_args()
+            }),
+            rounds: std::env::var("KW_BENCH_ROUNDS")
+                .ok()
+                .and_then(|r| r.parse().ok())
+                .unwrap_or(if quick { 3 } else { 31 }),
+            round_time: Duration::from_millis(if quick { 5 } else { 25 }),
+            only: std::env::var("KW_BENCH_ONLY").ok(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// Compares `ours` and `peer`, two ways of doing the same work on `bytes` bytes.
+    pub fn run<A, B>(
+        &mut self,
+        group: &str,
+        case: &str,
+        bytes: usize,
+        mut ours: impl FnMut() -> A,
+        mut peer: impl FnMut() -> B,
+    ) {
+        if self
+            .only
+            .as_ref()
+            .is_some_and(|only| !format!("{group} {case}").contains(only.as_str()))
+        {
+            return;
+        }
+        let ours_alloc = usage(&mut ours);
+        let peer_alloc = usage(&mut peer);
+        if let Some(c) = &mut self.criterion {
+            let mut g = c.benchmark_group(group);
+            g.throughput(Throughput::Bytes(bytes as u64));
+            g.bench_function(BenchmarkId::new("kafka-wire", case), |b| b.iter(&mut ours));
+            g.bench_function(BenchmarkId::new("kafka-protocol", case), |b| {
+                b.iter(&mut peer)
+            });
+            g.finish();
+        }
+        // Calls per round: about `round_time` of the slower side.
+        let once = time(&mut ours, 3).max(time(&mut peer, 3));
+        let calls = ((self.round_time.as_secs_f64() / once.max(1e-9)) as usize).max(1);
+        let (mut ours_ns, mut peer_ns, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        for round in 0..self.rounds {
+            let (o, p) = if round % 2 == 0 {
+                let o = time(&mut ours, calls);
+                (o, time(&mut peer, calls))
+            } else {
+                let p = time(&mut peer, calls);
+                (time(&mut ours, calls), p)
+            };
+            ours_ns.push(o * 1e9);
+            peer_ns.push(p * 1e9);
+            ratios.push(p / o);
+        }
+        let row = Row {
+            group: group.to_owned(),
+            case: case.to_owned(),
+            ours_ns: median(&mut ours_ns),
+            peer_ns: median(&mut peer_ns),
+            ratio: (
+                median(&mut ratios),
+                ratios.iter().copied().fold(f64::INFINITY, f64::min),
+                ratios.iter().copied().fold(0.0, f64::max),
+            ),
+            ours_alloc,
+            peer_alloc,
+        };
+        eprintln!(
+            "{group} {case}: kafka-wire {:.1} µs, kafka-protocol {:.1} µs, ratio {:.2}",
+            row.ours_ns / 1e3,
+            row.peer_ns / 1e3,
+            row.ratio.0
+        );
+        self.rows.push(row);
+    }
+
+    /// Prints the table (Markdown) and hands criterion its summary.
+    pub fn finish(self, title: &str) {
+        println!("\n{title}: time per call (medians of {} alternating rounds); ratio = kafka-protocol's time ÷ kafka-wire's (median, lowest-highest); allocations per call (count / bytes)\n", self.rounds);
+        println!("| | case | kafka-wire | kafka-protocol | ratio | allocations, kafka-wire | allocations, kafka-protocol |");
+        println!("|---|---|---|---|---|---|---|");
+        for r in &self.rows {
+            println!(
+                "| {} | {} | {} | {} | **{:.2}×** ({:.2}-{:.2}) | {} / {} | {} / {} |",
+                r.group,
+                r.case,
+                show(r.ours_ns),
+                show(r.peer_ns),
+                r.ratio.0,
+                r.ratio.1,
+                r.ratio.2,
+                r.ours_alloc.count,
+                r.ours_alloc.total,
+                r.peer_alloc.count,
+                r.peer_alloc.total,
+            );
+        }
+        if let Some(c) = self.criterion {
+            c.final_summary();
+        }
+    }
+}
+
+/// The allocations of one call.
+fn usage<T>(f: &mut impl FnMut() -> T) -> Usage {
+    let region = Region::new();
+    black_box(f());
+    region.usage()
+}
+
+/// Seconds per call, over `calls` calls.
+fn time<T>(f: &mut impl FnMut() -> T, calls: usize) -> f64 {
+    let start = Instant::now();
+    for _ in 0..calls {
+        black_box(f());
+    }
+    start.elapsed().as_secs_f64() / calls as f64
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn show(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.1} µs", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
