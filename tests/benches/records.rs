@@ -12,6 +12,9 @@
 //!   batch from owned `Record`s, kafka-protocol with `RecordBatchEncoder::encode` per batch from
 //!   its own records.
 //!
+//! The least writing can cost is timed too: copying every key, value and header byte into one
+//! buffer.
+//!
 //! `cargo bench -p kafka-wire-tests --bench records` prints the table; `KW_BENCH=quick` for a
 //! smoke run.
 #![forbid(unsafe_code)]
@@ -140,6 +143,19 @@ fn write_peer(records: &[PeerRecord], compression: PeerCompression, capacity: us
     out
 }
 
+fn copy_bytes(records: &[Record], capacity: usize) -> BytesMut {
+    let mut out = BytesMut::with_capacity(capacity);
+    for r in records {
+        out.extend_from_slice(r.key.as_deref().unwrap_or_default());
+        out.extend_from_slice(r.value.as_deref().unwrap_or_default());
+        for h in &r.headers {
+            out.extend_from_slice(h.key.as_bytes());
+            out.extend_from_slice(h.value.as_deref().unwrap_or_default());
+        }
+    }
+    out
+}
+
 fn read_ours(bytes: &Bytes) -> usize {
     let mut total = 0;
     for batch in RecordsReader::new(bytes.clone()) {
@@ -193,6 +209,18 @@ fn main() {
             || read_peer(&input),
         );
         let capacity = written.len().max(input.len());
+        if compression == Compression::None {
+            // The floor of writing: every key, value and header byte copied into one buffer,
+            // without lengths, varints, batch headers or checksums.
+            compare.reference(
+                "memcpy of the record bytes",
+                "write",
+                &case,
+                input.len(),
+                || write_ours(&ours, compression, capacity),
+                || copy_bytes(&ours, capacity),
+            );
+        }
         compare.run(
             "write",
             &case,

@@ -25,6 +25,8 @@ static ALLOCATOR: kafka_wire_alloc_count::Counting = kafka_wire_alloc_count::Cou
 
 /// One line of the table.
 pub struct Row {
+    /// Against a reference (a hand-written codec, a copy of the bytes) rather than the peer.
+    pub reference: Option<String>,
     pub group: String,
     pub case: String,
     /// Median time per call, nanoseconds.
@@ -72,6 +74,33 @@ impl Compare {
         group: &str,
         case: &str,
         bytes: usize,
+        ours: impl FnMut() -> A,
+        peer: impl FnMut() -> B,
+    ) {
+        self.row(None, group, case, bytes, ours, peer);
+    }
+
+    /// Times `ours` against `reference`, the least the work can cost (named `what`): a
+    /// straight-line codec written by hand for one message, or a copy of the bytes.
+    pub fn reference<A, B>(
+        &mut self,
+        what: &str,
+        group: &str,
+        case: &str,
+        bytes: usize,
+        ours: impl FnMut() -> A,
+        reference: impl FnMut() -> B,
+    ) {
+        self.row(Some(what.to_owned()), group, case, bytes, ours, reference);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn row<A, B>(
+        &mut self,
+        reference: Option<String>,
+        group: &str,
+        case: &str,
+        bytes: usize,
         mut ours: impl FnMut() -> A,
         mut peer: impl FnMut() -> B,
     ) {
@@ -110,6 +139,7 @@ impl Compare {
             ratios.push(p / o);
         }
         let row = Row {
+            reference,
             group: group.to_owned(),
             case: case.to_owned(),
             ours_ns: median(&mut ours_ns),
@@ -123,8 +153,9 @@ impl Compare {
             peer_alloc,
         };
         eprintln!(
-            "{group} {case}: kafka-wire {:.1} µs, kafka-protocol {:.1} µs, ratio {:.2}",
+            "{group} {case}: kafka-wire {:.1} µs, {} {:.1} µs, ratio {:.2}",
             row.ours_ns / 1e3,
+            row.reference.as_deref().unwrap_or("kafka-protocol"),
             row.peer_ns / 1e3,
             row.ratio.0
         );
@@ -136,7 +167,7 @@ impl Compare {
         println!("\n{title}: time per call (medians of {} alternating rounds); ratio = kafka-protocol's time ÷ kafka-wire's (median, lowest-highest); allocations per call (count / bytes)\n", self.rounds);
         println!("| | case | kafka-wire | kafka-protocol | ratio | allocations, kafka-wire | allocations, kafka-protocol |");
         println!("|---|---|---|---|---|---|---|");
-        for r in &self.rows {
+        for r in self.rows.iter().filter(|r| r.reference.is_none()) {
             println!(
                 "| {} | {} | {} | {} | **{:.2}×** ({:.2}-{:.2}) | {} / {} | {} / {} |",
                 r.group,
@@ -151,6 +182,27 @@ impl Compare {
                 r.peer_alloc.count,
                 r.peer_alloc.total,
             );
+        }
+        let references: Vec<&Row> = self.rows.iter().filter(|r| r.reference.is_some()).collect();
+        if !references.is_empty() {
+            println!("\nAgainst the least the work can cost: kafka-wire's time ÷ the reference's (1.00 is as fast)\n");
+            println!(
+                "| | case | reference | kafka-wire | reference's time | kafka-wire ÷ reference |"
+            );
+            println!("|---|---|---|---|---|---|");
+            for r in references {
+                println!(
+                    "| {} | {} | {} | {} | {} | **{:.2}** ({:.2}-{:.2}) |",
+                    r.group,
+                    r.case,
+                    r.reference.as_deref().unwrap_or_default(),
+                    show(r.ours_ns),
+                    show(r.peer_ns),
+                    1.0 / r.ratio.0,
+                    1.0 / r.ratio.2,
+                    1.0 / r.ratio.1,
+                );
+            }
         }
         if let Some(c) = self.criterion {
             c.final_summary();
