@@ -59,11 +59,12 @@ pub struct Container {
     pub key: Slot<(i16, LitInt)>,
     pub versions: Slot<Spanned>,
     pub flexible: Slot<Spanned>,
+    pub krate: Slot<syn::Path>,
     /// An unknown key was given, likely a misspelt known one.
     pub unknown: bool,
 }
 
-const CONTAINER_KEYS: &str = "`key`, `versions`, `flexible`";
+const CONTAINER_KEYS: &str = "`key`, `versions`, `flexible`, `crate`";
 const FIELD_KEYS: &str =
     "`versions`, `nullable`, `tag`, `tagged`, `default`, `ignorable`, `flexible`, `unknown_tagged_fields`";
 
@@ -73,12 +74,17 @@ impl Container {
             key: Slot::new("key"),
             versions: Slot::new("versions"),
             flexible: Slot::new("flexible"),
+            krate: Slot::new("crate"),
             unknown: false,
         };
         for attr in attrs.iter().filter(|a| a.path().is_ident("kafka")) {
             let result = attr.parse_nested_meta(|meta| {
+                // #[kafka(crate = "kw")]
+                if meta.path.is_ident("crate") {
+                    let value = Value::parse(&meta)?;
+                    c.krate.set(cx, &meta.path, value.path("crate"));
                 // #[kafka(key = 27)]
-                if meta.path.is_ident("key") {
+                } else if meta.path.is_ident("key") {
                     let value = Value::parse(&meta)?;
                     let key = value
                         .int("key", 0, i64::from(i16::MAX))
@@ -113,6 +119,7 @@ impl Container {
             || self.key.is_invalid()
             || self.versions.is_invalid()
             || self.flexible.is_invalid()
+            || self.krate.is_invalid()
     }
 }
 
@@ -242,6 +249,115 @@ impl Field {
     }
 }
 
+/// Enum-level keys of an API set.
+pub struct SetContainer {
+    pub requests: Slot<()>,
+    pub responses: Slot<()>,
+    pub response_set: Slot<syn::Path>,
+    pub krate: Slot<syn::Path>,
+    /// An unknown key was given, likely a misspelt known one.
+    pub unknown: bool,
+}
+
+const SET_KEYS: &str = "`requests`, `responses`, `response_set`, `crate`";
+const VARIANT_KEYS: &str = "`name`, `header_v0`";
+
+impl SetContainer {
+    pub fn from_ast(cx: &Ctxt, attrs: &[syn::Attribute]) -> Self {
+        let mut c = SetContainer {
+            requests: Slot::new("requests"),
+            responses: Slot::new("responses"),
+            response_set: Slot::new("response_set"),
+            krate: Slot::new("crate"),
+            unknown: false,
+        };
+        for attr in attrs.iter().filter(|a| a.path().is_ident("kafka")) {
+            let result = attr.parse_nested_meta(|meta| {
+                // #[kafka(requests)]
+                if meta.path.is_ident("requests") {
+                    c.requests.set(cx, &meta.path, flag(&meta, "requests")?);
+                // #[kafka(responses)]
+                } else if meta.path.is_ident("responses") {
+                    c.responses.set(cx, &meta.path, flag(&meta, "responses")?);
+                // #[kafka(response_set = Responses)]
+                } else if meta.path.is_ident("response_set") {
+                    let value = meta.value()?.parse::<syn::Path>();
+                    c.response_set.set(cx, &meta.path, value);
+                // #[kafka(crate = "kw")]
+                } else if meta.path.is_ident("crate") {
+                    let value = Value::parse(&meta)?;
+                    c.krate.set(cx, &meta.path, value.path("crate"));
+                } else {
+                    cx.syn_error(unknown_key(&meta, "enum", SET_KEYS));
+                    c.unknown = true;
+                    skip_value(&meta)?;
+                }
+                Ok(())
+            });
+            if let Err(err) = result {
+                cx.syn_error(err);
+                c.unknown = true;
+            }
+        }
+        c
+    }
+
+    /// Whether some key was misspelt or given a rejected value.
+    pub fn is_poisoned(&self) -> bool {
+        self.unknown
+            || self.requests.is_invalid()
+            || self.responses.is_invalid()
+            || self.response_set.is_invalid()
+            || self.krate.is_invalid()
+    }
+}
+
+/// Variant-level keys of an API set.
+pub struct Variant {
+    pub name: Slot<syn::LitStr>,
+    pub header_v0: Slot<Spanned>,
+    /// An unknown key was given, likely a misspelt known one.
+    pub unknown: bool,
+}
+
+impl Variant {
+    pub fn from_ast(cx: &Ctxt, variant: &syn::Variant) -> Self {
+        let mut v = Variant {
+            name: Slot::new("name"),
+            header_v0: Slot::new("header_v0"),
+            unknown: false,
+        };
+        for attr in variant.attrs.iter().filter(|a| a.path().is_ident("kafka")) {
+            let result = attr.parse_nested_meta(|meta| {
+                // #[kafka(name = "ListConfigResources")]
+                if meta.path.is_ident("name") {
+                    let value = Value::parse(&meta)?;
+                    v.name.set(cx, &meta.path, value.string("name"));
+                // #[kafka(header_v0 = "0")]
+                } else if meta.path.is_ident("header_v0") {
+                    let value = Value::parse(&meta)?;
+                    v.header_v0.set(cx, &meta.path, value.range("header_v0"));
+                } else {
+                    cx.syn_error(unknown_key(&meta, "variant", VARIANT_KEYS));
+                    v.unknown = true;
+                    skip_value(&meta)?;
+                }
+                Ok(())
+            });
+            if let Err(err) = result {
+                cx.syn_error(err);
+                v.unknown = true;
+            }
+        }
+        v
+    }
+
+    /// Whether some key was misspelt or given a rejected value.
+    pub fn is_poisoned(&self) -> bool {
+        self.unknown || self.name.is_invalid() || self.header_v0.is_invalid()
+    }
+}
+
 /// The literal after `key =`, with an optional minus sign.
 ///
 /// Failing to find one leaves the input at an unknown place, so that error ends the attribute;
@@ -291,6 +407,28 @@ impl Value {
             _ => Err(self.error(format!(
                 "`{key}` takes a quoted version range such as `\"0-3\"`, `\"2+\"` or `\"none\"`"
             ))),
+        }
+    }
+
+    /// A non-empty quoted string.
+    fn string(self, key: &str) -> syn::Result<syn::LitStr> {
+        match self.lit {
+            syn::Lit::Str(lit) if self.neg.is_none() && !lit.value().is_empty() => Ok(lit),
+            _ => Err(self.error(format!("`{key}` takes a non-empty quoted string"))),
+        }
+    }
+
+    /// A quoted path, such as the crate's: `"kw"`, `"::my_facade::kafka_wire"`.
+    fn path(self, key: &str) -> syn::Result<syn::Path> {
+        let bad = |tokens: TokenStream| {
+            syn::Error::new_spanned(
+                tokens,
+                format!("`{key}` takes a quoted path such as `\"kafka_wire\"` or `\"my_facade::kafka_wire\"`"),
+            )
+        };
+        match &self.lit {
+            syn::Lit::Str(lit) if self.neg.is_none() => lit.parse().map_err(|_| bad(self.tokens())),
+            _ => Err(bad(self.tokens())),
         }
     }
 

@@ -45,6 +45,7 @@ extern crate alloc;
 // Generated code names this crate by its absolute path, also inside it.
 extern crate self as kafka_wire;
 
+pub mod api;
 pub mod attributes;
 pub mod codec;
 mod error;
@@ -64,6 +65,7 @@ mod version;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use crate::api::ApiSet;
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 pub use crate::fields::{DefaultInfo, FieldInfo, Fields};
 pub use crate::primitives::varint;
@@ -72,4 +74,4 @@ pub use crate::traits::{ApiMessage, Decode, Encode, Message};
 pub use crate::types::{KafkaString, Records, Uuid};
 pub use crate::version::VersionRange;
 pub use bytes;
-pub use kafka_wire_derive::KafkaMessage;
+pub use kafka_wire_derive::{ApiSet, KafkaMessage};
