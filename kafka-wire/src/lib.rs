@@ -37,7 +37,8 @@
 //! ```
 //!
 //! The attribute vocabulary is in [`attributes`]; the messages of the protocol are in
-//! [`messages`].
+//! [`messages`]. Enums of request or response bodies, Kafka's and an application's own, derive
+//! [`ApiSet`] and are read and written by API key and version ([`api`], [`frame`]).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
