@@ -426,15 +426,6 @@ impl At<'_> {
             });
         if positional {
             for (o, n) in old.iter().zip(new) {
-                if o.name != n.name {
-                    self.push(
-                        path,
-                        Change::FieldRenamed {
-                            old: o.name.clone(),
-                            new: n.name.clone(),
-                        },
-                    );
-                }
                 self.pair(path, o, n);
             }
             return;
@@ -499,18 +490,7 @@ impl At<'_> {
         for o in old {
             let Some(tag) = o.tag else { continue };
             match new.iter().find(|n| n.tag == Some(tag)) {
-                Some(n) => {
-                    if o.name != n.name {
-                        self.push(
-                            path,
-                            Change::FieldRenamed {
-                                old: o.name.clone(),
-                                new: n.name.clone(),
-                            },
-                        );
-                    }
-                    self.pair(path, o, n);
-                }
+                Some(n) => self.pair(path, o, n),
                 None if !new_all.iter().any(|n| n.name == o.name) => {
                     self.push(
                         path,
@@ -538,10 +518,19 @@ impl At<'_> {
         }
     }
 
-    /// One field in both releases.
+    /// One field in both releases, maybe under another name.
     fn pair(&mut self, path: &str, o: &Field, n: &Field) {
         let v = self.v;
         let field = n.name.clone();
+        if o.name != n.name {
+            self.push(
+                path,
+                Change::FieldRenamed {
+                    old: o.name.clone(),
+                    new: field.clone(),
+                },
+            );
+        }
         match (o.nullable.contains(v), n.nullable.contains(v)) {
             (true, false) => self.push(
                 path,

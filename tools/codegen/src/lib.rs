@@ -17,7 +17,7 @@
 //!
 //! and includes the result where it wants the messages:
 //!
-//! ```ignore
+//! ```text
 //! mod messages {
 //!     include!(concat!(env!("OUT_DIR"), "/messages.rs"));
 //! }
