@@ -119,9 +119,9 @@ pub struct ApiInfo {
 }
 
 impl ApiInfo {
-    /// For generated code: use `#[derive(ApiSet)]`.
-    #[doc(hidden)]
-    pub const fn __new<M: crate::Message>(
+    /// The facts of message `M` with key `key`; `#[derive(ApiSet)]` calls it through
+    /// `__private::api_info`.
+    pub(crate) const fn new<M: crate::Message>(
         key: i16,
         name: &'static str,
         header_v0: VersionRange,

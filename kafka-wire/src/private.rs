@@ -143,6 +143,16 @@ pub fn unknown_tags_len(unknown: Option<&UnknownTaggedFields>) -> usize {
     TaggedLen::new(unknown).finish()
 }
 
+/// The `ApiInfo` of a variant wrapping `M`, whose key is `key`.
+pub const fn api_info<M: Message>(
+    key: i16,
+    name: &'static str,
+    header_v0: VersionRange,
+    side: Side,
+) -> ApiInfo {
+    ApiInfo::new::<M>(key, name, header_v0, side)
+}
+
 /// Whether the API of variant `i` has a key no earlier variant has.
 pub const fn key_is_new(apis: &[ApiInfo], i: usize) -> bool {
     let mut j = 0;

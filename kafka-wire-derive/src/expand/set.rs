@@ -102,7 +102,7 @@ fn expand_impls(set: &Set) -> TokenStream {
         let (ty, key) = (v.ty, key_const(i));
         let name = &v.name;
         let header_v0 = v.header_v0.to_tokens(p);
-        quote_spanned!(ty.span()=> #p::ApiInfo::__new::<#ty>(#key, #name, #header_v0, #side))
+        quote_spanned!(ty.span()=> #p::api_info::<#ty>(#key, #name, #header_v0, #side))
     });
     let apis = set.variants.iter().enumerate().map(|(i, v)| {
         let variant = v.ident;
