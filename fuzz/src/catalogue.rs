@@ -1,45 +1,47 @@
 //! The API catalogue as the fuzzer needs it: a random request or response body for any
 //! API and version. The list follows `kafka_wire::messages::api`; a test checks that it names
-//! every `ApiKey`.
+//! every API of Kafka's sets.
 
 use crate::check::{Outcome, Violation};
 use crate::targets::check_type;
-use kafka_wire::messages::api::{ApiKey, RequestBody, ResponseBody};
+use kafka_wire::api::ApiInfo;
+use kafka_wire::messages::api::{RequestBody, ResponseBody};
 use kafka_wire::messages::*;
+use kafka_wire::ApiMessage;
 use kafka_wire_tests::random::{Random, Rng};
 
 macro_rules! apis {
     ($($api:ident => $req:ident, $resp:ident;)*) => {
         /// A random request body of `api` at `version`; `None` for an API this list lacks.
-        pub fn random_request(api: ApiKey, r: &mut Rng, version: i16) -> Option<RequestBody> {
-            let flexible = api.request_flexible_versions().contains(version);
-            Some(match api {
-                $(ApiKey::$api => RequestBody::$api($req::random(r, version, flexible)),)*
+        pub fn random_request(api: &ApiInfo, r: &mut Rng, version: i16) -> Option<RequestBody> {
+            let flexible = api.flexible_versions().contains(version);
+            Some(match api.key() {
+                $(<$req as ApiMessage>::API_KEY => RequestBody::$api($req::random(r, version, flexible)),)*
                 _ => return None,
             })
         }
 
         /// A random response body of `api` at `version`; `None` for an API this list lacks.
-        pub fn random_response(api: ApiKey, r: &mut Rng, version: i16) -> Option<ResponseBody> {
-            let flexible = api.response_flexible_versions().contains(version);
-            Some(match api {
-                $(ApiKey::$api => ResponseBody::$api($resp::random(r, version, flexible)),)*
+        pub fn random_response(api: &ApiInfo, r: &mut Rng, version: i16) -> Option<ResponseBody> {
+            let flexible = api.flexible_versions().contains(version);
+            Some(match api.key() {
+                $(<$resp as ApiMessage>::API_KEY => ResponseBody::$api($resp::random(r, version, flexible)),)*
                 _ => return None,
             })
         }
 
         /// Checks `input` as the request body of `api` at `version`.
-        pub fn check_request(api: ApiKey, input: &[u8], version: i16) -> Option<Result<Outcome, Violation>> {
-            Some(match api {
-                $(ApiKey::$api => check_type::<$req>(input, version),)*
+        pub fn check_request(api: &ApiInfo, input: &[u8], version: i16) -> Option<Result<Outcome, Violation>> {
+            Some(match api.key() {
+                $(<$req as ApiMessage>::API_KEY => check_type::<$req>(input, version),)*
                 _ => return None,
             })
         }
 
         /// Checks `input` as the response body of `api` at `version`.
-        pub fn check_response(api: ApiKey, input: &[u8], version: i16) -> Option<Result<Outcome, Violation>> {
-            Some(match api {
-                $(ApiKey::$api => check_type::<$resp>(input, version),)*
+        pub fn check_response(api: &ApiInfo, input: &[u8], version: i16) -> Option<Result<Outcome, Violation>> {
+            Some(match api.key() {
+                $(<$resp as ApiMessage>::API_KEY => check_type::<$resp>(input, version),)*
                 _ => return None,
             })
         }

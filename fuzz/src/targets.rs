@@ -8,14 +8,19 @@ use crate::check::{
 };
 use crate::records_fix;
 use bytes::{Bytes, BytesMut};
+use kafka_wire::api::ApiInfo;
 use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
-use kafka_wire::messages::api::ApiKey;
+use kafka_wire::messages::api::{RequestBody, ResponseBody};
 use kafka_wire::messages::RequestHeader;
+use kafka_wire::messages::{
+    ApiVersionsRequest, FetchRequest, MetadataRequest, ProduceRequest, SaslAuthenticateRequest,
+    WriteTxnMarkersRequest,
+};
 use kafka_wire::records::{
     read_all, Compression, DecodeLimits, EndTxnMarker, Header, Record, RecordBatch,
     RecordBatchBuilder, RecordsError, RecordsErrorKind, RecordsReader, TimestampType,
 };
-use kafka_wire::{Decode, Encode, KafkaString, Message, VersionRange};
+use kafka_wire::{ApiMessage, ApiSet, Decode, Encode, KafkaString, Message, VersionRange};
 use kafka_wire_tests::random::{Random, Rng};
 use std::fmt;
 
@@ -26,8 +31,10 @@ pub const DECOMPRESSION_CAP: usize = 1 << 20;
 /// A message the fuzzer can decode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Subject {
-    Request(ApiKey),
-    Response(ApiKey),
+    /// An API of Kafka's request set.
+    Request(&'static ApiInfo),
+    /// An API of Kafka's response set.
+    Response(&'static ApiInfo),
     /// A header or data schema, by its index in [`catalogue::schemas`].
     Schema(usize),
 }
@@ -35,8 +42,7 @@ pub enum Subject {
 impl Subject {
     pub fn name(self) -> String {
         match self {
-            Subject::Request(api) => format!("{}Request", api.name()),
-            Subject::Response(api) => format!("{}Response", api.name()),
+            Subject::Request(api) | Subject::Response(api) => api.message().to_owned(),
             Subject::Schema(i) => catalogue::schemas()
                 .get(i)
                 .map_or_else(|| format!("schema {i}"), |s| s.0.to_owned()),
@@ -45,18 +51,24 @@ impl Subject {
 
     pub fn versions(self) -> VersionRange {
         match self {
-            Subject::Request(api) => api.request_versions(),
-            Subject::Response(api) => api.response_versions(),
+            Subject::Request(api) | Subject::Response(api) => api.versions(),
             Subject::Schema(i) => catalogue::schemas()
                 .get(i)
                 .map_or(VersionRange::new(0, -1), |s| s.1),
         }
     }
 
+    /// The request and the response of the API `key` of Kafka's sets.
+    fn both(key: i16) -> impl Iterator<Item = Subject> {
+        let request = RequestBody::find(key).map(Subject::Request);
+        let response = ResponseBody::find(key).map(Subject::Response);
+        request.into_iter().chain(response)
+    }
+
     /// Every message: requests, responses, then headers and data schemas.
     pub fn every() -> Vec<Subject> {
-        let mut all: Vec<Subject> = ApiKey::ALL.iter().map(|&a| Subject::Request(a)).collect();
-        all.extend(ApiKey::ALL.iter().map(|&a| Subject::Response(a)));
+        let mut all: Vec<Subject> = RequestBody::APIS.iter().map(Subject::Request).collect();
+        all.extend(ResponseBody::APIS.iter().map(Subject::Response));
         all.extend((0..catalogue::schemas().len()).map(Subject::Schema));
         all
     }
@@ -106,8 +118,8 @@ impl Subject {
         let key = i16::from_be_bytes([k0, k1]);
         let version = i16::from_be_bytes([v0, v1]);
         let subject = match tag {
-            0 => Subject::Request(ApiKey::from_key(key)?),
-            1 => Subject::Response(ApiKey::from_key(key)?),
+            0 => Subject::Request(RequestBody::find(key)?),
+            1 => Subject::Response(ResponseBody::find(key)?),
             2 => Subject::Schema(usize::try_from(key).ok()?),
             _ => return None,
         };
@@ -181,13 +193,13 @@ impl Target {
                 targets.push(Target::message(subject, v));
             }
         };
-        for api in [
-            ApiKey::Produce,
-            ApiKey::Fetch,
-            ApiKey::Metadata,
-            ApiKey::SaslAuthenticate,
+        for key in [
+            ProduceRequest::API_KEY,
+            FetchRequest::API_KEY,
+            MetadataRequest::API_KEY,
+            SaslAuthenticateRequest::API_KEY,
         ] {
-            for subject in [Subject::Request(api), Subject::Response(api)] {
+            for subject in Subject::both(key) {
                 let range = subject.versions();
                 let (Some(lo), Some(hi)) = (range.start(), range.end()) else {
                     continue;
@@ -195,11 +207,12 @@ impl Target {
                 both_ends(subject, &[lo, hi]);
             }
         }
-        let txn = ApiKey::WriteTxnMarkers;
-        both_ends(Subject::Request(txn), &[0, 1, 2]);
-        both_ends(Subject::Response(txn), &[0, 1, 2]);
-        both_ends(Subject::Request(ApiKey::ApiVersions), &[0, 3]);
-        both_ends(Subject::Response(ApiKey::ApiVersions), &[0, 3]);
+        for subject in Subject::both(WriteTxnMarkersRequest::API_KEY) {
+            both_ends(subject, &[0, 1, 2]);
+        }
+        for subject in Subject::both(ApiVersionsRequest::API_KEY) {
+            both_ends(subject, &[0, 3]);
+        }
         for codec in CODECS {
             targets.push(Target {
                 name: format!("records_{codec}"),
@@ -428,12 +441,12 @@ fn random_record(r: &mut Rng, magic: i8, i: u64) -> Record {
 fn frame_seeds() -> Vec<Vec<u8>> {
     let mut seeds = Vec::new();
     let mut r = Rng::new(0xf4a3e);
-    for &api in ApiKey::ALL {
-        for version in versions_of(api.request_versions()) {
+    for api in RequestBody::APIS {
+        for version in versions_of(api.versions()) {
             let Some(body) = catalogue::random_request(api, &mut r, version) else {
                 continue;
             };
-            let header_version = api.request_header_version(version);
+            let header_version = api.header_version(version);
             let flexible = RequestHeader::FLEXIBLE_VERSIONS.contains(header_version);
             let mut header = RequestHeader::random(&mut r, header_version, flexible);
             header.request_api_key = api.key();
@@ -639,7 +652,7 @@ fn check_frame(input: &[u8]) -> Result<Outcome, Violation> {
     let mut stream = BytesMut::from(input);
     let region = Region::new();
     let decoded = frame::split_frame(&mut stream, DEFAULT_MAX_FRAME_SIZE)
-        .and_then(|f| f.map(frame::decode_request).transpose());
+        .and_then(|f| f.map(frame::decode_request::<RequestBody>).transpose());
     let usage = region.usage();
     crate::check::note_usage(usage);
     check_alloc(usage, input.len(), 0, 0)?;
@@ -663,7 +676,7 @@ fn check_frame(input: &[u8]) -> Result<Outcome, Violation> {
     })?;
     let snapshot = first.clone().freeze();
     let again = frame::split_frame(&mut first, DEFAULT_MAX_FRAME_SIZE)
-        .and_then(|f| f.map(frame::decode_request).transpose());
+        .and_then(|f| f.map(frame::decode_request::<RequestBody>).transpose());
     let (header2, body2) = match again {
         Ok(Some(pair)) => pair,
         other => {

@@ -54,16 +54,35 @@ impl<T> Slot<T> {
     }
 }
 
+/// Runs `key` on every key of every `#[kafka(...)]` attribute in `attrs`; true when an
+/// attribute could not be read to its end (its remaining keys are lost, so the caller treats
+/// the container as poisoned).
+fn each_key(
+    cx: &Ctxt,
+    attrs: &[syn::Attribute],
+    mut key: impl FnMut(ParseNestedMeta) -> syn::Result<()>,
+) -> bool {
+    let mut failed = false;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("kafka")) {
+        if let Err(err) = attr.parse_nested_meta(&mut key) {
+            cx.syn_error(err);
+            failed = true;
+        }
+    }
+    failed
+}
+
 /// Struct-level keys.
 pub struct Container {
     pub key: Slot<(i16, LitInt)>,
     pub versions: Slot<Spanned>,
     pub flexible: Slot<Spanned>,
+    pub krate: Slot<syn::Path>,
     /// An unknown key was given, likely a misspelt known one.
     pub unknown: bool,
 }
 
-const CONTAINER_KEYS: &str = "`key`, `versions`, `flexible`";
+const CONTAINER_KEYS: &str = "`key`, `versions`, `flexible`, `crate`";
 const FIELD_KEYS: &str =
     "`versions`, `nullable`, `tag`, `tagged`, `default`, `ignorable`, `flexible`, `unknown_tagged_fields`";
 
@@ -73,37 +92,37 @@ impl Container {
             key: Slot::new("key"),
             versions: Slot::new("versions"),
             flexible: Slot::new("flexible"),
+            krate: Slot::new("crate"),
             unknown: false,
         };
-        for attr in attrs.iter().filter(|a| a.path().is_ident("kafka")) {
-            let result = attr.parse_nested_meta(|meta| {
-                // #[kafka(key = 27)]
-                if meta.path.is_ident("key") {
-                    let value = Value::parse(&meta)?;
-                    let key = value
-                        .int("key", 0, i64::from(i16::MAX))
-                        .map(|(k, lit)| (k as i16, lit));
-                    c.key.set(cx, &meta.path, key);
-                // #[kafka(versions = "0-2")]
-                } else if meta.path.is_ident("versions") {
-                    let value = Value::parse(&meta)?;
-                    c.versions.set(cx, &meta.path, value.range("versions"));
-                // #[kafka(flexible = "1+")]
-                } else if meta.path.is_ident("flexible") {
-                    let value = Value::parse(&meta)?;
-                    c.flexible.set(cx, &meta.path, value.range("flexible"));
-                } else {
-                    cx.syn_error(unknown_key(&meta, "struct", CONTAINER_KEYS));
-                    c.unknown = true;
-                    skip_value(&meta)?;
-                }
-                Ok(())
-            });
-            if let Err(err) = result {
-                cx.syn_error(err);
+        let failed = each_key(cx, attrs, |meta| {
+            // #[kafka(crate = "kw")]
+            if meta.path.is_ident("crate") {
+                let value = Value::parse(&meta)?;
+                c.krate.set(cx, &meta.path, value.path("crate"));
+            // #[kafka(key = 27)]
+            } else if meta.path.is_ident("key") {
+                let value = Value::parse(&meta)?;
+                let key = value
+                    .int("key", 0, i64::from(i16::MAX))
+                    .map(|(k, lit)| (k as i16, lit));
+                c.key.set(cx, &meta.path, key);
+            // #[kafka(versions = "0-2")]
+            } else if meta.path.is_ident("versions") {
+                let value = Value::parse(&meta)?;
+                c.versions.set(cx, &meta.path, value.range("versions"));
+            // #[kafka(flexible = "1+")]
+            } else if meta.path.is_ident("flexible") {
+                let value = Value::parse(&meta)?;
+                c.flexible.set(cx, &meta.path, value.range("flexible"));
+            } else {
+                cx.syn_error(unknown_key(&meta, "struct", CONTAINER_KEYS));
                 c.unknown = true;
+                skip_value(&meta)?;
             }
-        }
+            Ok(())
+        });
+        c.unknown |= failed;
         c
     }
 
@@ -113,6 +132,7 @@ impl Container {
             || self.key.is_invalid()
             || self.versions.is_invalid()
             || self.flexible.is_invalid()
+            || self.krate.is_invalid()
     }
 }
 
@@ -161,54 +181,49 @@ impl Field {
             unknown_tagged_fields: Slot::new("unknown_tagged_fields"),
             unknown: false,
         };
-        for attr in field.attrs.iter().filter(|a| a.path().is_ident("kafka")) {
-            let result = attr.parse_nested_meta(|meta| {
-                // #[kafka(versions = "0+")]
-                if meta.path.is_ident("versions") {
-                    let value = Value::parse(&meta)?;
-                    f.versions.set(cx, &meta.path, value.range("versions"));
-                // #[kafka(nullable = "1+")]
-                } else if meta.path.is_ident("nullable") {
-                    let value = Value::parse(&meta)?;
-                    f.nullable.set(cx, &meta.path, value.range("nullable"));
-                // #[kafka(tag = 0)]
-                } else if meta.path.is_ident("tag") {
-                    let value = Value::parse(&meta)?;
-                    let tag = value
-                        .int("tag", 0, i64::from(i32::MAX))
-                        .map(|(t, lit)| (t as u32, lit));
-                    f.tag.set(cx, &meta.path, tag);
-                // #[kafka(tagged = "2+")]
-                } else if meta.path.is_ident("tagged") {
-                    let value = Value::parse(&meta)?;
-                    f.tagged.set(cx, &meta.path, value.range("tagged"));
-                // #[kafka(default = -1)], #[kafka(default = "text")], #[kafka(default = "null")]
-                } else if meta.path.is_ident("default") {
-                    let value = Value::parse(&meta)?;
-                    f.default.set(cx, &meta.path, value.default());
-                // #[kafka(ignorable)]
-                } else if meta.path.is_ident("ignorable") {
-                    f.ignorable.set(cx, &meta.path, flag(&meta, "ignorable")?);
-                // #[kafka(flexible = "none")]: a string or bytes field's own flexible versions
-                } else if meta.path.is_ident("flexible") {
-                    let value = Value::parse(&meta)?;
-                    f.flexible.set(cx, &meta.path, value.range("flexible"));
-                // #[kafka(unknown_tagged_fields)]
-                } else if meta.path.is_ident("unknown_tagged_fields") {
-                    let value = flag(&meta, "unknown_tagged_fields")?;
-                    f.unknown_tagged_fields.set(cx, &meta.path, value);
-                } else {
-                    cx.syn_error(unknown_key(&meta, "field", FIELD_KEYS));
-                    f.unknown = true;
-                    skip_value(&meta)?;
-                }
-                Ok(())
-            });
-            if let Err(err) = result {
-                cx.syn_error(err);
+        let failed = each_key(cx, &field.attrs, |meta| {
+            // #[kafka(versions = "0+")]
+            if meta.path.is_ident("versions") {
+                let value = Value::parse(&meta)?;
+                f.versions.set(cx, &meta.path, value.range("versions"));
+            // #[kafka(nullable = "1+")]
+            } else if meta.path.is_ident("nullable") {
+                let value = Value::parse(&meta)?;
+                f.nullable.set(cx, &meta.path, value.range("nullable"));
+            // #[kafka(tag = 0)]
+            } else if meta.path.is_ident("tag") {
+                let value = Value::parse(&meta)?;
+                let tag = value
+                    .int("tag", 0, i64::from(i32::MAX))
+                    .map(|(t, lit)| (t as u32, lit));
+                f.tag.set(cx, &meta.path, tag);
+            // #[kafka(tagged = "2+")]
+            } else if meta.path.is_ident("tagged") {
+                let value = Value::parse(&meta)?;
+                f.tagged.set(cx, &meta.path, value.range("tagged"));
+            // #[kafka(default = -1)], #[kafka(default = "text")], #[kafka(default = "null")]
+            } else if meta.path.is_ident("default") {
+                let value = Value::parse(&meta)?;
+                f.default.set(cx, &meta.path, value.default());
+            // #[kafka(ignorable)]
+            } else if meta.path.is_ident("ignorable") {
+                f.ignorable.set(cx, &meta.path, flag(&meta, "ignorable")?);
+            // #[kafka(flexible = "none")]: a string or bytes field's own flexible versions
+            } else if meta.path.is_ident("flexible") {
+                let value = Value::parse(&meta)?;
+                f.flexible.set(cx, &meta.path, value.range("flexible"));
+            // #[kafka(unknown_tagged_fields)]
+            } else if meta.path.is_ident("unknown_tagged_fields") {
+                let value = flag(&meta, "unknown_tagged_fields")?;
+                f.unknown_tagged_fields.set(cx, &meta.path, value);
+            } else {
+                cx.syn_error(unknown_key(&meta, "field", FIELD_KEYS));
                 f.unknown = true;
+                skip_value(&meta)?;
             }
-        }
+            Ok(())
+        });
+        f.unknown |= failed;
         f
     }
 
@@ -239,6 +254,105 @@ impl Field {
             || self.ignorable.is_invalid()
             || self.flexible.is_invalid()
             || self.unknown_tagged_fields.is_invalid()
+    }
+}
+
+/// Enum-level keys of an API set.
+pub struct SetContainer {
+    pub requests: Slot<()>,
+    pub responses: Slot<()>,
+    pub response_set: Slot<syn::Path>,
+    pub krate: Slot<syn::Path>,
+    /// An unknown key was given, likely a misspelt known one.
+    pub unknown: bool,
+}
+
+const SET_KEYS: &str = "`requests`, `responses`, `response_set`, `crate`";
+const VARIANT_KEYS: &str = "`name`, `header_v0`";
+
+impl SetContainer {
+    pub fn from_ast(cx: &Ctxt, attrs: &[syn::Attribute]) -> Self {
+        let mut c = SetContainer {
+            requests: Slot::new("requests"),
+            responses: Slot::new("responses"),
+            response_set: Slot::new("response_set"),
+            krate: Slot::new("crate"),
+            unknown: false,
+        };
+        let failed = each_key(cx, attrs, |meta| {
+            // #[kafka(requests)]
+            if meta.path.is_ident("requests") {
+                c.requests.set(cx, &meta.path, flag(&meta, "requests")?);
+            // #[kafka(responses)]
+            } else if meta.path.is_ident("responses") {
+                c.responses.set(cx, &meta.path, flag(&meta, "responses")?);
+            // #[kafka(response_set = Responses)]
+            } else if meta.path.is_ident("response_set") {
+                let value = meta.value()?.parse::<syn::Path>();
+                c.response_set.set(cx, &meta.path, value);
+            // #[kafka(crate = "kw")]
+            } else if meta.path.is_ident("crate") {
+                let value = Value::parse(&meta)?;
+                c.krate.set(cx, &meta.path, value.path("crate"));
+            } else {
+                cx.syn_error(unknown_key(&meta, "enum", SET_KEYS));
+                c.unknown = true;
+                skip_value(&meta)?;
+            }
+            Ok(())
+        });
+        c.unknown |= failed;
+        c
+    }
+
+    /// Whether some key was misspelt or given a rejected value.
+    pub fn is_poisoned(&self) -> bool {
+        self.unknown
+            || self.requests.is_invalid()
+            || self.responses.is_invalid()
+            || self.response_set.is_invalid()
+            || self.krate.is_invalid()
+    }
+}
+
+/// Variant-level keys of an API set.
+pub struct Variant {
+    pub name: Slot<syn::LitStr>,
+    pub header_v0: Slot<Spanned>,
+    /// An unknown key was given, likely a misspelt known one.
+    pub unknown: bool,
+}
+
+impl Variant {
+    pub fn from_ast(cx: &Ctxt, variant: &syn::Variant) -> Self {
+        let mut v = Variant {
+            name: Slot::new("name"),
+            header_v0: Slot::new("header_v0"),
+            unknown: false,
+        };
+        let failed = each_key(cx, &variant.attrs, |meta| {
+            // #[kafka(name = "ListConfigResources")]
+            if meta.path.is_ident("name") {
+                let value = Value::parse(&meta)?;
+                v.name.set(cx, &meta.path, value.string("name"));
+            // #[kafka(header_v0 = "0")]
+            } else if meta.path.is_ident("header_v0") {
+                let value = Value::parse(&meta)?;
+                v.header_v0.set(cx, &meta.path, value.range("header_v0"));
+            } else {
+                cx.syn_error(unknown_key(&meta, "variant", VARIANT_KEYS));
+                v.unknown = true;
+                skip_value(&meta)?;
+            }
+            Ok(())
+        });
+        v.unknown |= failed;
+        v
+    }
+
+    /// Whether some key was misspelt or given a rejected value.
+    pub fn is_poisoned(&self) -> bool {
+        self.unknown || self.name.is_invalid() || self.header_v0.is_invalid()
     }
 }
 
@@ -291,6 +405,28 @@ impl Value {
             _ => Err(self.error(format!(
                 "`{key}` takes a quoted version range such as `\"0-3\"`, `\"2+\"` or `\"none\"`"
             ))),
+        }
+    }
+
+    /// A non-empty quoted string.
+    fn string(self, key: &str) -> syn::Result<syn::LitStr> {
+        match self.lit {
+            syn::Lit::Str(lit) if self.neg.is_none() && !lit.value().is_empty() => Ok(lit),
+            _ => Err(self.error(format!("`{key}` takes a non-empty quoted string"))),
+        }
+    }
+
+    /// A quoted path, such as the crate's: `"kw"`, `"::my_facade::kafka_wire"`.
+    fn path(self, key: &str) -> syn::Result<syn::Path> {
+        let bad = |tokens: TokenStream| {
+            syn::Error::new_spanned(
+                tokens,
+                format!("`{key}` takes a quoted path such as `\"kafka_wire\"` or `\"my_facade::kafka_wire\"`"),
+            )
+        };
+        match &self.lit {
+            syn::Lit::Str(lit) if self.neg.is_none() => lit.parse().map_err(|_| bad(self.tokens())),
+            _ => Err(bad(self.tokens())),
         }
     }
 

@@ -8,6 +8,9 @@ mod attr;
 mod ctxt;
 mod expand;
 mod model;
+mod set;
+#[cfg(test)]
+mod set_tests;
 #[cfg(test)]
 mod tests;
 mod validate;
@@ -23,4 +26,13 @@ use syn::{parse_macro_input, DeriveInput};
 pub fn derive_kafka_message(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand::derive(&input).into()
+}
+
+/// Derives `kafka_wire::ApiSet` for an enum whose variants each wrap one API message, and
+/// `kafka_wire::api::RequestSet` or `ResponseSet` as `#[kafka(requests, response_set = ...)]`
+/// or `#[kafka(responses)]` says. See `kafka_wire::attributes` for the vocabulary.
+#[proc_macro_derive(ApiSet, attributes(kafka))]
+pub fn derive_api_set(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand::set::derive(&input).into()
 }

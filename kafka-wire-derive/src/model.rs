@@ -3,6 +3,8 @@
 use crate::attr::{self, DefaultLit};
 use crate::ctxt::Ctxt;
 use crate::versions::{Range, Spanned};
+use proc_macro2::TokenStream;
+use quote::quote;
 
 /// What a field's Rust type is on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,6 +31,14 @@ impl Kind {
     /// Whether the wire format can carry a null of this kind.
     pub fn can_be_null(self) -> bool {
         matches!(self, Kind::Str | Kind::Bytes | Kind::Array | Kind::Struct)
+    }
+}
+
+/// `<path>::__private` for the crate path the user gave, `::kafka_wire` by default.
+pub fn private_path(krate: Option<&syn::Path>) -> TokenStream {
+    match krate {
+        Some(path) => quote!(#path::__private),
+        None => quote!(::kafka_wire::__private),
     }
 }
 
@@ -226,6 +236,8 @@ impl TopLevel {
 /// A struct deriving `KafkaMessage`.
 pub struct Message<'a> {
     pub input: &'a syn::DeriveInput,
+    /// `<crate>::__private`, the path generated code reaches the runtime by.
+    pub private: TokenStream,
     pub top: Option<TopLevel>,
     pub fields: Vec<Field<'a>>,
     /// The `#[kafka(unknown_tagged_fields)]` field.
@@ -250,8 +262,12 @@ impl<'a> Message<'a> {
 
     /// Builds the IR, recording every problem in `cx`; `None` when the input is not a struct
     /// with named fields.
-    pub fn from_ast(cx: &Ctxt, input: &'a syn::DeriveInput) -> Option<Self> {
-        let container = attr::Container::from_ast(cx, &input.attrs);
+    pub fn from_ast(
+        cx: &Ctxt,
+        input: &'a syn::DeriveInput,
+        container: attr::Container,
+        private: TokenStream,
+    ) -> Option<Self> {
         let fields = match &input.data {
             syn::Data::Struct(syn::DataStruct {
                 fields: syn::Fields::Named(named),
@@ -290,6 +306,7 @@ impl<'a> Message<'a> {
         let top = top_level(cx, container);
         let mut out = Message {
             input,
+            private,
             top,
             fields: Vec::new(),
             unknown: None,

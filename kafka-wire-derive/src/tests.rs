@@ -19,6 +19,10 @@ fn errors_in(tokens: TokenStream) -> Vec<String> {
     out
 }
 
+pub(crate) fn errors_of(tokens: TokenStream) -> Vec<String> {
+    errors_in(tokens)
+}
+
 fn errors(input: syn::DeriveInput) -> Vec<String> {
     errors_in(crate::expand::derive(&input))
 }
@@ -75,7 +79,8 @@ fn unknown_struct_key_lists_the_accepted_keys() {
     });
     assert_eq!(
         msg,
-        "unknown kafka struct attribute `version`; expected one of `key`, `versions`, `flexible`"
+        "unknown kafka struct attribute `version`; expected one of `key`, `versions`, `flexible`, \
+         `crate`"
     );
 }
 

@@ -41,10 +41,10 @@ impl Range {
         self.is_empty() || (self.start >= other.start && self.end <= other.end)
     }
 
-    /// `kafka_wire::VersionRange` for this range.
-    pub fn to_tokens(self) -> TokenStream {
+    /// `kafka_wire::VersionRange` for this range; `private` is the path of `__private`.
+    pub fn to_tokens(self, private: &TokenStream) -> TokenStream {
         let (start, end) = (self.start, self.end);
-        quote!(::kafka_wire::__private::VersionRange::new(#start, #end))
+        quote!(#private::VersionRange::new(#start, #end))
     }
 
     /// An expression over `__v` that is true for versions in `self`, knowing that `__v` lies in

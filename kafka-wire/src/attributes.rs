@@ -1,7 +1,9 @@
-//! Reference of every `#[kafka(...)]` key.
+//! Reference of every `#[kafka(...)]` key: those of `#[derive(KafkaMessage)]` on structs and
+//! fields, then those of `#[derive(ApiSet)]` on enums and variants ([below](#api-sets)).
 //!
 //! | key | on | value | meaning |
 //! |---|---|---|---|
+//! | `crate` | struct | quoted path | how the expansion names kafka-wire: a renamed dependency or a facade (`"kw"`); `::kafka_wire` by default |
 //! | `key` | struct | integer `0..=32767` | the API key; makes the struct an [`ApiMessage`](crate::ApiMessage) (needs `versions`) |
 //! | `versions` | struct | version range | the versions the message defines; makes the struct a [`Message`](crate::Message) |
 //! | `flexible` | struct | open range or `"none"` | the versions with compact lengths and tagged-field sections |
@@ -151,9 +153,145 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # `crate`
+//!
+//! The expansion reaches the runtime by an absolute path, `::kafka_wire` unless `crate` names
+//! another: the name a crate gave the dependency (`kw = { package = "kafka-wire", ... }`), or a
+//! path through a facade crate that re-exports kafka-wire (`"my_facade::kafka_wire"`). Nested
+//! structs need it as well.
+//!
+//! ```
+//! // A facade: a module that re-exports kafka-wire stands in for another crate here.
+//! mod facade {
+//!     pub mod wire {
+//!         pub use kafka_wire::*;
+//!     }
+//! }
+//!
+//! #[derive(Debug, Clone, PartialEq, Default, facade::wire::KafkaMessage)]
+//! #[kafka(crate = "facade::wire", versions = "0")]
+//! pub struct Snapshot {
+//!     #[kafka(versions = "0+")]
+//!     pub offset: i64,
+//! }
+//!
+//! use kafka_wire::Encode;
+//! assert_eq!(Snapshot { offset: 1 }.encode_to_bytes(0)?.len(), 8);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Field types
 //!
 //! `bool`, `i8`, `i16`, `u16`, `i32`, `u32`, `i64`, `f64`, [`KafkaString`](crate::KafkaString) or
 //! `String`, [`Bytes`](bytes::Bytes), [`Records`](crate::Records), [`Uuid`](crate::Uuid),
 //! `Vec<T>` of any of these or of structs, nested structs, and `Option<T>` of the nullable ones.
 //! Any other type implementing [`Codec`](crate::codec::Codec) may be used as well.
+//!
+//! # API sets
+//!
+//! `#[derive(ApiSet)]` goes on an enum whose variants each wrap one message with a `key`; see
+//! [`api`](crate::api) for what it writes.
+//!
+//! | key | on | value | meaning |
+//! |---|---|---|---|
+//! | `requests` | enum | none | the variants are requests; the enum becomes a [`RequestSet`](crate::api::RequestSet) |
+//! | `response_set` | enum | type path | with `requests`: the set of the responses, which must list the same APIs |
+//! | `responses` | enum | none | the variants are responses; the enum becomes a [`ResponseSet`](crate::api::ResponseSet) |
+//! | `crate` | enum | quoted path | as on a struct |
+//! | `name` | variant | non-empty string | the API's name, for [`find_by_name`](crate::ApiSet::find_by_name); the variant's name by default |
+//! | `header_v0` | variant | version range | versions whose header is v0 whatever the rule says |
+//!
+//! The derive checks at compile time, at the variant's type, that each variant wraps an
+//! [`ApiMessage`](crate::ApiMessage), that no two variants share an API key, and that the
+//! response set has a response for every request and nothing more.
+//!
+//! # `requests`, `response_set` and `responses`
+//!
+//! A client that remembers the API key and version of each request it sent reads the answer
+//! into the response set; a request set knows its response set for that.
+//!
+//! ```
+//! use kafka_wire::api::{RequestSet, Side};
+//! use kafka_wire::messages::{
+//!     ApiVersionsRequest, ApiVersionsResponse, SaslHandshakeRequest, SaslHandshakeResponse,
+//! };
+//! use kafka_wire::ApiSet;
+//!
+//! #[derive(Debug, Clone, PartialEq, ApiSet)]
+//! #[kafka(requests, response_set = Answers)]
+//! pub enum Asks {
+//!     ApiVersions(ApiVersionsRequest),
+//!     SaslHandshake(SaslHandshakeRequest),
+//! }
+//!
+//! #[derive(Debug, Clone, PartialEq, ApiSet)]
+//! #[kafka(responses)]
+//! pub enum Answers {
+//!     #[kafka(header_v0 = "0+")]
+//!     ApiVersions(ApiVersionsResponse),
+//!     SaslHandshake(SaslHandshakeResponse),
+//! }
+//!
+//! fn answer_side<S: RequestSet>() -> Side {
+//!     <S::Responses as ApiSet>::APIS[0].side()
+//! }
+//! assert_eq!(answer_side::<Asks>(), Side::Response);
+//! assert_eq!(Asks::APIS[1].side(), Side::Request);
+//! ```
+//!
+//! # `name`
+//!
+//! ```
+//! use kafka_wire::messages::ListConfigResourcesRequest;
+//! use kafka_wire::messages::ListConfigResourcesResponse;
+//! use kafka_wire::ApiSet;
+//!
+//! #[derive(Debug, Clone, PartialEq, ApiSet)]
+//! #[kafka(requests, response_set = Responses)]
+//! pub enum Requests {
+//!     // The name this API had before Kafka 4.
+//!     #[kafka(name = "ListClientMetricsResources")]
+//!     Resources(ListConfigResourcesRequest),
+//! }
+//!
+//! #[derive(Debug, Clone, PartialEq, ApiSet)]
+//! #[kafka(responses)]
+//! pub enum Responses {
+//!     Resources(ListConfigResourcesResponse),
+//! }
+//!
+//! assert_eq!(Requests::find_by_name("ListClientMetricsResources").unwrap().key(), 74);
+//! assert_eq!(Responses::find(74).unwrap().name(), "Resources");
+//! ```
+//!
+//! # `header_v0`
+//!
+//! Kafka's rule gives a request header v2 in flexible versions and v1 before, a response
+//! header v1 and v0. Two of Kafka's APIs depart from it, and their variants in
+//! [`RequestBody`](crate::messages::api::RequestBody) and
+//! [`ResponseBody`](crate::messages::api::ResponseBody) say so: ControlledShutdown v0 requests
+//! have header v0 (no client id), and ApiVersions responses always have header v0, so that a
+//! client can read the answer to a version the broker does not know.
+//!
+//! ```
+//! use kafka_wire::messages::{ControlledShutdownRequest, ControlledShutdownResponse};
+//! use kafka_wire::ApiSet;
+//!
+//! #[derive(Debug, Clone, PartialEq, ApiSet)]
+//! #[kafka(requests, response_set = Responses)]
+//! pub enum Requests {
+//!     #[kafka(header_v0 = "0")]
+//!     ControlledShutdown(ControlledShutdownRequest),
+//! }
+//!
+//! #[derive(Debug, Clone, PartialEq, ApiSet)]
+//! #[kafka(responses)]
+//! pub enum Responses {
+//!     ControlledShutdown(ControlledShutdownResponse),
+//! }
+//!
+//! let api = Requests::find(7).unwrap();
+//! assert_eq!(api.header_version(0), 0);
+//! assert_eq!(api.header_version(1), 1);
+//! assert_eq!(api.header_version(3), 2); // flexible
+//! ```

@@ -121,7 +121,8 @@ pub enum DecodeErrorKind {
         /// The maximum allowed.
         max: usize,
     },
-    /// A request header naming an API key that does not exist.
+    /// A frame naming an API key that the API set it is read into does not have (an API of
+    /// Kafka's sets whose cargo feature is off is not in them).
     UnknownApiKey {
         /// The key read.
         key: i16,
@@ -135,11 +136,6 @@ pub enum DecodeErrorKind {
         previous: u32,
         /// This tag.
         tag: u32,
-    },
-    /// An API that exists but whose cargo feature this build of kafka-wire leaves out.
-    ApiNotEnabled {
-        /// The API key.
-        key: i16,
     },
     /// A tagged field the struct does not know, in a struct with no place to keep it.
     UnknownTaggedField {
@@ -193,12 +189,6 @@ impl fmt::Display for DecodeErrorKind {
                 write!(
                     f,
                     "tagged field {tag} after {previous}: tags must increase (strict)"
-                )
-            }
-            Self::ApiNotEnabled { key } => {
-                write!(
-                    f,
-                    "API key {key} is not enabled in this build (cargo feature off)"
                 )
             }
             Self::UnknownTaggedField { tag } => {
@@ -259,12 +249,6 @@ impl DecodeError {
             offset: None,
             path: Path::default(),
         }))
-    }
-
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn api_not_enabled(key: i16, remaining: usize) -> Self {
-        Self::new(DecodeErrorKind::ApiNotEnabled { key }, remaining)
     }
 
     #[cold]

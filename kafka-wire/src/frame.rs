@@ -1,13 +1,18 @@
 //! Framing: a 4-byte size, the header at the version the API prescribes, then the body.
 //!
+//! Bodies are those of an API set ([`ApiSet`]): Kafka's
+//! [`RequestBody`](crate::messages::api::RequestBody) and
+//! [`ResponseBody`](crate::messages::api::ResponseBody), or an application's own set that
+//! mixes its APIs with Kafka's. The set gives each API's header version.
+//!
 //! ```
 //! use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
-//! use kafka_wire::messages::api::{ApiKey, RequestBody};
+//! use kafka_wire::messages::api::RequestBody;
 //! use kafka_wire::messages::{ApiVersionsRequest, RequestHeader};
-//! use kafka_wire::KafkaString;
+//! use kafka_wire::{ApiMessage, KafkaString};
 //!
 //! let header = RequestHeader {
-//!     request_api_key: ApiKey::ApiVersions.key(),
+//!     request_api_key: ApiVersionsRequest::API_KEY,
 //!     request_api_version: 3,
 //!     correlation_id: 7,
 //!     client_id: Some(KafkaString::from_static("tour")),
@@ -19,7 +24,7 @@
 //!
 //! // The receiving side cuts the frame off its stream and reads header and body.
 //! let one = frame::split_frame(&mut wire, DEFAULT_MAX_FRAME_SIZE)?.expect("a whole frame");
-//! let (read_header, read_body) = frame::decode_request(one)?;
+//! let (read_header, read_body) = frame::decode_request::<RequestBody>(one)?;
 //! assert_eq!(read_header, header);
 //! assert_eq!(read_body, body);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -33,7 +38,7 @@
     clippy::expect_used
 )]
 
-use crate::messages::api::{ApiKey, RequestBody, ResponseBody};
+use crate::api::{ApiInfo, RequestSet, ResponseSet};
 use crate::messages::{RequestHeader, ResponseHeader};
 use crate::{Decode, DecodeError, DecodeErrorKind, Encode, EncodeError, EncodeErrorKind};
 use bytes::{Buf, BufMut, Bytes, BytesMut};
@@ -70,14 +75,17 @@ pub fn split_frame(stream: &mut BytesMut, max: usize) -> Result<Option<Bytes>, D
     Ok(Some(stream.split_to(size).freeze()))
 }
 
-/// The header's API key and version, checked against the registry.
-fn api_of(key: i16, version: i16, request: bool) -> Result<ApiKey, DecodeErrorKind> {
-    let api = ApiKey::from_key(key).ok_or(DecodeErrorKind::UnknownApiKey { key })?;
-    let valid = if request {
-        api.request_versions()
-    } else {
-        api.response_versions()
-    };
+/// The API of `key` in `apis`, with `version` checked against it.
+fn api_of(
+    apis: &'static [ApiInfo],
+    key: i16,
+    version: i16,
+) -> Result<&'static ApiInfo, DecodeErrorKind> {
+    let api = apis
+        .iter()
+        .find(|api| api.key() == key)
+        .ok_or(DecodeErrorKind::UnknownApiKey { key })?;
+    let valid = api.versions();
     if valid.contains(version) {
         Ok(api)
     } else {
@@ -85,40 +93,45 @@ fn api_of(key: i16, version: i16, request: bool) -> Result<ApiKey, DecodeErrorKi
     }
 }
 
-/// Reads a request frame's contents (as [`split_frame`] returns them): the header, at the
-/// version its API and API version call for, then the body, which must use every byte left.
-// `#[inline]` here and below: these dispatch over every API, so they are compiled in the crate
-// that uses them rather than in this one (see the derive's note on inlining).
+/// Reads a request frame's contents (as [`split_frame`] returns them) into a body of the set
+/// `S`: the header, at the version its API and API version call for, then the body, which must
+/// use every byte left. An API key the set lacks is
+/// [`UnknownApiKey`](DecodeErrorKind::UnknownApiKey), found before the header is read.
+// `#[inline]` here and below: these dispatch over every API of the set, so they are compiled in
+// the crate that uses them rather than in this one (see the derive's note on inlining).
 #[inline]
-pub fn decode_request(mut frame: Bytes) -> Result<(RequestHeader, RequestBody), DecodeError> {
+pub fn decode_request<S: RequestSet>(mut frame: Bytes) -> Result<(RequestHeader, S), DecodeError> {
     let len = frame.len();
     let Some(&[k0, k1, v0, v1]) = frame.get(..4) else {
         return Err(DecodeError::eof(4, len).at_start());
     };
     let key = i16::from_be_bytes([k0, k1]);
     let version = i16::from_be_bytes([v0, v1]);
-    let api = api_of(key, version, true).map_err(|kind| DecodeError::new(kind, len).at_start())?;
-    let header = RequestHeader::decode(&mut frame, api.request_header_version(version))?;
+    let api =
+        api_of(S::APIS, key, version).map_err(|kind| DecodeError::new(kind, len).at_start())?;
+    let header = RequestHeader::decode(&mut frame, api.header_version(version))?;
     // Body errors are counted from the body; shift them to count from the frame.
     let header_len = len.saturating_sub(frame.len());
-    let body = RequestBody::decode(api, &mut frame, version).map_err(|e| e.shifted(header_len))?;
+    let body = S::decode(key, &mut frame, version).map_err(|e| e.shifted(header_len))?;
     no_trailing(&frame, len)?;
     Ok((header, body))
 }
 
-/// Reads a response frame's contents for a request of `api` at `version` (a response does not
-/// name its API: the caller knows it from the correlation id).
+/// Reads a response frame's contents into a body of the set `S`, for a request of API `key`
+/// at `version` (a response does not name its API: the caller knows it from the correlation
+/// id).
 #[inline]
-pub fn decode_response(
+pub fn decode_response<S: ResponseSet>(
     mut frame: Bytes,
-    api: ApiKey,
+    key: i16,
     version: i16,
-) -> Result<(ResponseHeader, ResponseBody), DecodeError> {
+) -> Result<(ResponseHeader, S), DecodeError> {
     let len = frame.len();
-    api_of(api.key(), version, false).map_err(|kind| DecodeError::new(kind, len).at_start())?;
-    let header = ResponseHeader::decode(&mut frame, api.response_header_version(version))?;
+    let api =
+        api_of(S::APIS, key, version).map_err(|kind| DecodeError::new(kind, len).at_start())?;
+    let header = ResponseHeader::decode(&mut frame, api.header_version(version))?;
     let header_len = len.saturating_sub(frame.len());
-    let body = ResponseBody::decode(api, &mut frame, version).map_err(|e| e.shifted(header_len))?;
+    let body = S::decode(key, &mut frame, version).map_err(|e| e.shifted(header_len))?;
     no_trailing(&frame, len)?;
     Ok((header, body))
 }
@@ -136,12 +149,12 @@ fn no_trailing(rest: &Bytes, len: usize) -> Result<(), DecodeError> {
 /// and the body's version, and must match the body. A body that cannot be encoded is found
 /// while it is written, so on error `buf` may hold the start of the frame.
 #[inline]
-pub fn encode_request(
+pub fn encode_request<S: RequestSet>(
     buf: &mut impl BufMut,
     header: &RequestHeader,
-    body: &RequestBody,
+    body: &S,
 ) -> Result<(), EncodeError> {
-    let api = body.api_key();
+    let api = body.api();
     if header.request_api_key != api.key() {
         return Err(EncodeError::new(EncodeErrorKind::HeaderMismatch {
             header_key: header.request_api_key,
@@ -149,7 +162,7 @@ pub fn encode_request(
         }));
     }
     let version = header.request_api_version;
-    let header_version = api.request_header_version(version);
+    let header_version = api.header_version(version);
     // Sizes saturate, so a sum past `usize::MAX` still fails the frame-size check.
     let size = header
         .encoded_len(header_version)?
@@ -162,13 +175,13 @@ pub fn encode_request(
 /// Writes `size`, header and body of a response to a request of the body's API at `version`.
 /// On error, `buf` may hold the start of the frame.
 #[inline]
-pub fn encode_response(
+pub fn encode_response<S: ResponseSet>(
     buf: &mut impl BufMut,
     header: &ResponseHeader,
-    body: &ResponseBody,
+    body: &S,
     version: i16,
 ) -> Result<(), EncodeError> {
-    let header_version = body.api_key().response_header_version(version);
+    let header_version = body.api().header_version(version);
     // Sizes saturate, so a sum past `usize::MAX` still fails the frame-size check.
     let size = header
         .encoded_len(header_version)?

@@ -37,7 +37,8 @@
 //! ```
 //!
 //! The attribute vocabulary is in [`attributes`]; the messages of the protocol are in
-//! [`messages`].
+//! [`messages`]. Enums of request or response bodies, Kafka's and an application's own, derive
+//! [`ApiSet`] and are read and written by API key and version ([`api`], [`frame`]).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -45,6 +46,7 @@ extern crate alloc;
 // Generated code names this crate by its absolute path, also inside it.
 extern crate self as kafka_wire;
 
+pub mod api;
 pub mod attributes;
 pub mod codec;
 mod error;
@@ -64,6 +66,7 @@ mod version;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use crate::api::ApiSet;
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 pub use crate::fields::{DefaultInfo, FieldInfo, Fields};
 pub use crate::primitives::varint;
@@ -72,4 +75,4 @@ pub use crate::traits::{ApiMessage, Decode, Encode, Message};
 pub use crate::types::{KafkaString, Records, Uuid};
 pub use crate::version::VersionRange;
 pub use bytes;
-pub use kafka_wire_derive::KafkaMessage;
+pub use kafka_wire_derive::{ApiSet, KafkaMessage};

@@ -1,9 +1,10 @@
 //! Support for generated code only. Not part of the public API: it changes without notice.
 
+pub use crate::api::{ApiInfo, ApiSet, RequestSet, ResponseSet, Side};
 pub use crate::codec::{Codec, Ctx, NullableCodec};
 pub use crate::fields::{DefaultInfo, FieldInfo, Fields};
 pub use crate::tagged::{decode_tagged, TaggedLen, TaggedWriter};
-pub use crate::traits::{ApiMessage, Message};
+pub use crate::traits::{ApiMessage, Decode, Encode, Message};
 pub use crate::{DecodeError, EncodeError, UnknownTaggedFields, VersionRange};
 pub use bytes::{BufMut, Bytes};
 
@@ -140,4 +141,57 @@ fn write_some_unknown_tags<B: BufMut>(buf: &mut B, fields: &UnknownTaggedFields)
 #[inline]
 pub fn unknown_tags_len(unknown: Option<&UnknownTaggedFields>) -> usize {
     TaggedLen::new(unknown).finish()
+}
+
+/// The `ApiInfo` of a variant wrapping `M`, whose key is `key`.
+pub const fn api_info<M: Message>(
+    key: i16,
+    name: &'static str,
+    header_v0: VersionRange,
+    side: Side,
+) -> ApiInfo {
+    ApiInfo::new::<M>(key, name, header_v0, side)
+}
+
+/// Whether the API of variant `i` has a key no earlier variant has.
+pub const fn key_is_new(apis: &[ApiInfo], i: usize) -> bool {
+    let mut j = 0;
+    while j < i && j < apis.len() {
+        if apis[j].key() == apis[i].key() {
+            return false;
+        }
+        j += 1;
+    }
+    true
+}
+
+/// Whether every key of `apis` is a key of `of`.
+pub const fn keys_within(apis: &[ApiInfo], of: &[ApiInfo]) -> bool {
+    let mut i = 0;
+    while i < apis.len() {
+        if !has_key(of, apis[i].key()) {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Whether `apis` has an API with this key.
+pub const fn has_key(apis: &[ApiInfo], key: i16) -> bool {
+    let mut i = 0;
+    while i < apis.len() {
+        if apis[i].key() == key {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// A body of an API key that the set does not have.
+#[cold]
+#[inline(never)]
+pub fn unknown_api_key(key: i16, remaining: usize) -> DecodeError {
+    DecodeError::new(crate::DecodeErrorKind::UnknownApiKey { key }, remaining)
 }

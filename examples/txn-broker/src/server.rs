@@ -18,18 +18,19 @@ use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
 use kafka_wire::messages::add_partitions_to_txn_response::{
     AddPartitionsToTxnPartitionResult, AddPartitionsToTxnTopicResult,
 };
-use kafka_wire::messages::api::{ApiKey, RequestBody, ResponseBody};
+use kafka_wire::messages::api::{RequestBody, ResponseBody};
 use kafka_wire::messages::api_versions_response::ApiVersion;
 use kafka_wire::messages::metadata_response::{
     MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
 };
 use kafka_wire::messages::{
-    AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, ApiVersionsResponse, EndTxnResponse,
-    FetchRequest, FetchResponse, FindCoordinatorRequest, FindCoordinatorResponse,
-    InitProducerIdResponse, MetadataRequest, MetadataResponse, RequestHeader, ResponseHeader,
+    AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, ApiVersionsRequest, ApiVersionsResponse,
+    EndTxnRequest, EndTxnResponse, FetchRequest, FetchResponse, FindCoordinatorRequest,
+    FindCoordinatorResponse, InitProducerIdRequest, InitProducerIdResponse, ListOffsetsRequest,
+    MetadataRequest, MetadataResponse, ProduceRequest, RequestHeader, ResponseHeader,
     WriteTxnMarkersRequest, WriteTxnMarkersResponse,
 };
-use kafka_wire::KafkaString;
+use kafka_wire::{ApiMessage, ApiSet, KafkaString};
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
@@ -43,25 +44,25 @@ pub const CLUSTER_FILE: &str = "cluster.txt";
 /// The cluster id the brokers report in Metadata.
 pub const CLUSTER_ID: &str = "txn-broker";
 
-/// The APIs and version ranges this broker answers, on both listeners.
-pub const CLIENT_APIS: &[(ApiKey, i16, i16)] = &[
-    (ApiKey::Produce, 3, 9),
-    (ApiKey::Fetch, 4, 12),
-    (ApiKey::ListOffsets, 1, 7),
-    (ApiKey::Metadata, 0, 9),
-    (ApiKey::FindCoordinator, 0, 3),
-    (ApiKey::ApiVersions, 0, 3),
-    (ApiKey::InitProducerId, 0, 4),
-    (ApiKey::AddPartitionsToTxn, 0, 3),
+/// The APIs (by key) and version ranges this broker answers, on both listeners.
+pub const CLIENT_APIS: &[(i16, i16, i16)] = &[
+    (ProduceRequest::API_KEY, 3, 9),
+    (FetchRequest::API_KEY, 4, 12),
+    (ListOffsetsRequest::API_KEY, 1, 7),
+    (MetadataRequest::API_KEY, 0, 9),
+    (FindCoordinatorRequest::API_KEY, 0, 3),
+    (ApiVersionsRequest::API_KEY, 0, 3),
+    (InitProducerIdRequest::API_KEY, 0, 4),
+    (AddPartitionsToTxnRequest::API_KEY, 0, 3),
     // Version 5 is transaction version 2 (the coordinator bumps the epoch at every EndTxn).
     // librdkafka asks for version 1 at most.
-    (ApiKey::EndTxn, 0, 5),
+    (EndTxnRequest::API_KEY, 0, 5),
 ];
 
 /// The one API only the inter-broker listener advertises (the client listener still reads it,
 /// and the leaders refuse it there). Version 2 carries the transaction version of each marker;
 /// the marker sender uses it for transactions of version 2 (see [`MarkerSend::version`]).
-pub const BROKER_ONLY_APIS: &[(ApiKey, i16, i16)] = &[(ApiKey::WriteTxnMarkers, 0, 2)];
+pub const BROKER_ONLY_APIS: &[(i16, i16, i16)] = &[(WriteTxnMarkersRequest::API_KEY, 0, 2)];
 
 /// The longest a Fetch that found nothing new is held before the empty answer goes out,
 /// whatever the client's `max_wait_ms` asks for.
@@ -105,21 +106,21 @@ impl Options {
 }
 
 /// Which versions of which APIs a listener advertises.
-pub fn advertised(listener: Listener) -> Vec<(ApiKey, i16, i16)> {
+pub fn advertised(listener: Listener) -> Vec<(i16, i16, i16)> {
     let mut apis = CLIENT_APIS.to_vec();
     if listener == Listener::InterBroker {
         apis.extend_from_slice(BROKER_ONLY_APIS);
     }
-    apis.sort_by_key(|(api, _, _)| api.key());
+    apis.sort_by_key(|(key, _, _)| *key);
     apis
 }
 
-/// The versions this broker reads for `api` (on either listener), if it reads it at all.
-fn readable_versions(api: ApiKey) -> Option<(i16, i16)> {
+/// The versions this broker reads for API `key` (on either listener), if it reads it at all.
+fn readable_versions(key: i16) -> Option<(i16, i16)> {
     CLIENT_APIS
         .iter()
         .chain(BROKER_ONLY_APIS)
-        .find(|(a, _, _)| *a == api)
+        .find(|(k, _, _)| *k == key)
         .map(|&(_, lo, hi)| (lo, hi))
 }
 
@@ -409,8 +410,8 @@ fn api_versions_response(listener: Listener, error_code: i16) -> ApiVersionsResp
         error_code,
         api_keys: advertised(listener)
             .into_iter()
-            .map(|(api, min_version, max_version)| ApiVersion {
-                api_key: api.key(),
+            .map(|(api_key, min_version, max_version)| ApiVersion {
+                api_key,
                 min_version,
                 max_version,
                 ..Default::default()
@@ -436,8 +437,8 @@ fn handle_frame(shared: &Shared, frame: Bytes, listener: Listener) -> Reply {
     let Some((key, version, correlation_id)) = peek_header(&frame) else {
         return Reply::Close("frame shorter than a request header".into());
     };
-    let (lo, hi) = readable_versions(ApiKey::ApiVersions).unwrap_or((0, 0));
-    if key == ApiKey::ApiVersions.key() && !(lo..=hi).contains(&version) {
+    let (lo, hi) = readable_versions(ApiVersionsRequest::API_KEY).unwrap_or((0, 0));
+    if key == ApiVersionsRequest::API_KEY && !(lo..=hi).contains(&version) {
         // A client probing with a newer ApiVersions than ours: answer at v0, which every
         // client reads, with the error and our list, so that it retries with a version we know.
         trace!(
@@ -448,13 +449,13 @@ fn handle_frame(shared: &Shared, frame: Bytes, listener: Listener) -> Reply {
             ResponseBody::ApiVersions(api_versions_response(listener, errors::UNSUPPORTED_VERSION));
         return encode(correlation_id, &body, 0);
     }
-    let api = ApiKey::from_key(key);
-    match api.and_then(readable_versions) {
+    let api = RequestBody::find(key);
+    match readable_versions(key) {
         Some((lo, hi)) if (lo..=hi).contains(&version) => {}
         Some(_) => {
             return Reply::Close(format!(
                 "{} v{version} corr {correlation_id}: version not supported",
-                api.map_or("?", ApiKey::name)
+                api.map_or("?", |api| api.name())
             ))
         }
         None => {
@@ -463,14 +464,14 @@ fn handle_frame(shared: &Shared, frame: Bytes, listener: Listener) -> Reply {
             ))
         }
     }
-    let (header, body) = match frame::decode_request(frame) {
+    let (header, body) = match frame::decode_request::<RequestBody>(frame) {
         Ok(decoded) => decoded,
         Err(e) => return Reply::Close(format!("undecodable request: {e}")),
     };
     trace!(
         shared.who,
         "{listener:?} {} v{version} corr {correlation_id} from {}",
-        body.api_key().name(),
+        body.api().name(),
         header.client_id.as_deref().unwrap_or("-")
     );
     if let RequestBody::Fetch(req) = &body {
@@ -593,7 +594,7 @@ fn respond(
         }),
         other => {
             // Only reachable if the table of readable APIs names an API without a handler.
-            trace!(shared.who, "no handler for {}", other.api_key().name());
+            trace!(shared.who, "no handler for {}", other.api().name());
             return None;
         }
     };
@@ -871,7 +872,7 @@ fn send_markers(
                 "marker {} to broker {}: unexpected answer {}",
                 send.id,
                 send.broker,
-                other.api_key().name()
+                other.api().name()
             );
             None
         }
@@ -932,11 +933,11 @@ impl Client {
 
     /// Sends `body` at `version` and returns the answer's body.
     pub fn call(&mut self, body: RequestBody, version: i16) -> io::Result<ResponseBody> {
-        let api = body.api_key();
+        let key = body.api_key();
         let correlation_id = self.next_correlation_id;
         self.next_correlation_id = self.next_correlation_id.wrapping_add(1);
         let header = RequestHeader {
-            request_api_key: api.key(),
+            request_api_key: key,
             request_api_version: version,
             correlation_id,
             client_id: Some(self.client_id.clone().into()),
@@ -962,9 +963,9 @@ impl Client {
             self.buf.extend_from_slice(&chunk[..n]);
         };
         // ApiVersions answers a version it does not know at v0.
-        let decoded = frame::decode_response(frame.clone(), api, version).or_else(|e| {
-            if api == ApiKey::ApiVersions && version != 0 {
-                frame::decode_response(frame, api, 0)
+        let decoded = frame::decode_response(frame.clone(), key, version).or_else(|e| {
+            if key == ApiVersionsRequest::API_KEY && version != 0 {
+                frame::decode_response(frame, key, 0)
             } else {
                 Err(e)
             }
@@ -1105,7 +1106,8 @@ mod tests {
                 .unwrap();
             let frame = read_frame(&mut raw).expect("an answer");
             let (header, body) =
-                frame::decode_response(frame, ApiKey::ApiVersions, 0).expect("a v0 answer");
+                frame::decode_response::<ResponseBody>(frame, ApiVersionsRequest::API_KEY, 0)
+                    .expect("a v0 answer");
             assert_eq!(header.correlation_id, corr);
             let ResponseBody::ApiVersions(resp) = body else {
                 panic!("not ApiVersions")
@@ -1481,7 +1483,7 @@ mod tests {
                 let Some(frame) = read_frame(&mut stream) else {
                     continue;
                 };
-                let (header, body) = frame::decode_request(frame).unwrap();
+                let (header, body) = frame::decode_request::<RequestBody>(frame).unwrap();
                 let RequestBody::WriteTxnMarkers(req) = body else {
                     panic!("the fake leader got {:?}", body.api_key())
                 };

@@ -7,7 +7,7 @@ use quote::{format_ident, quote};
 
 pub fn expand_decode(msg: &Message) -> TokenStream {
     let (all, tagged) = fields(msg);
-    let p = quote!(::kafka_wire::__private);
+    let p = &msg.private;
     let local = |g: &super::FieldGen| format_ident!("__f_{}", g.field.ident);
     let reads = all.iter().map(|g| {
         let name = local(g);

@@ -7,6 +7,7 @@ use quote::{format_ident, quote};
 
 pub fn expand_encode(msg: &Message) -> TokenStream {
     let (all, tagged) = fields(msg);
+    let p = &msg.private;
     let regular = all.iter().map(|g| {
         let call = g.try_(g.encode_call());
         g.regular_or_check(quote!(#call;))
@@ -17,7 +18,7 @@ pub fn expand_encode(msg: &Message) -> TokenStream {
         if tagged.is_empty() {
             return quote! {
                 if __cx.flexible {
-                    ::kafka_wire::__private::write_unknown_tags(__buf, #unknown);
+                    #p::write_unknown_tags(__buf, #unknown);
                 }
             };
         }
@@ -42,7 +43,7 @@ pub fn expand_encode(msg: &Message) -> TokenStream {
             if __cx.flexible {
                 #(#decide)*
                 let __known: ::core::primitive::usize = 0 #(+ (#flags as ::core::primitive::usize))*;
-                let mut __w = ::kafka_wire::__private::TaggedWriter::start(__buf, #unknown, __known);
+                let mut __w = #p::TaggedWriter::start(__buf, #unknown, __known);
                 #(#write)*
                 __w.finish(__buf);
             }

@@ -2,11 +2,12 @@
 
 mod decode;
 mod encode;
+pub mod set;
 mod size;
 
-use crate::attr::DefaultLit;
+use crate::attr::{self, DefaultLit};
 use crate::ctxt::Ctxt;
-use crate::model::{Field, Message};
+use crate::model::{self, Field, Message};
 use crate::validate;
 use crate::versions::Range;
 use proc_macro2::{Literal, TokenStream};
@@ -15,7 +16,9 @@ use syn::spanned::Spanned;
 
 pub fn derive(input: &syn::DeriveInput) -> TokenStream {
     let cx = Ctxt::new();
-    let msg = Message::from_ast(&cx, input);
+    let container = attr::Container::from_ast(&cx, &input.attrs);
+    let private = model::private_path(container.krate.get());
+    let msg = Message::from_ast(&cx, input, container, private.clone());
     if let Some(msg) = &msg {
         validate::check(&cx, msg);
     }
@@ -24,7 +27,7 @@ pub fn derive(input: &syn::DeriveInput) -> TokenStream {
         (Ok(()), Some(msg)) => wrap(expand_impls(&msg)),
         (Err(err), _) => {
             let mut out = err.to_compile_error();
-            out.extend(wrap(fallback(input, is_top)));
+            out.extend(wrap(fallback(input, is_top, &private)));
             out
         }
         // `from_ast` returns `None` only after recording an error.
@@ -33,12 +36,14 @@ pub fn derive(input: &syn::DeriveInput) -> TokenStream {
 }
 
 /// One anonymous const per expansion, so helper items never leak into the user's scope.
-fn wrap(items: TokenStream) -> TokenStream {
+pub(crate) fn wrap(items: TokenStream) -> TokenStream {
     quote! {
         #[doc(hidden)]
         // `non_snake_case`: decoder locals are named after the fields, which may keep Kafka's
         // camelCase names under the user's own `allow`.
-        #[allow(non_upper_case_globals, non_snake_case, unused_qualifications, clippy::all, clippy::pedantic)]
+        // `unreachable_patterns`: two variants of an API set with one key are the compile error
+        // that names the second; the warning would only repeat it.
+        #[allow(non_upper_case_globals, non_snake_case, unused_qualifications, unreachable_patterns, clippy::all, clippy::pedantic)]
         const _: () = {
             #items
         };
@@ -47,10 +52,9 @@ fn wrap(items: TokenStream) -> TokenStream {
 
 /// Stub impls that spare users a second wave of "trait not implemented" errors wherever the
 /// type is used while the schema errors are being fixed.
-fn fallback(input: &syn::DeriveInput, is_top: bool) -> TokenStream {
+fn fallback(input: &syn::DeriveInput, is_top: bool, p: &TokenStream) -> TokenStream {
     let ident = &input.ident;
     let (impl_g, ty_g, where_g) = input.generics.split_for_impl();
-    let p = quote!(::kafka_wire::__private);
     let message = is_top.then(|| {
         quote! {
             impl #impl_g #p::Message for #ident #ty_g #where_g {
@@ -85,15 +89,15 @@ fn fallback(input: &syn::DeriveInput, is_top: bool) -> TokenStream {
 /// catalogue of hundreds of messages costs little machine code until it is used.
 fn expand_impls(msg: &Message) -> TokenStream {
     let ident = &msg.input.ident;
-    let p = quote!(::kafka_wire::__private);
+    let p = &msg.private;
     let encode = encode::expand_encode(msg);
     let size = size::expand_size(msg);
     let decode = decode::expand_decode(msg);
-    let infos = msg.fields.iter().map(field_info);
+    let infos = msg.fields.iter().map(|f| field_info(f, p));
     let message = msg.top.as_ref().map(|top| {
         let name = ident.to_string();
-        let versions = top.versions.range.to_tokens();
-        let flexible = top.flexible_range().to_tokens();
+        let versions = top.versions.range.to_tokens(p);
+        let flexible = top.flexible_range().to_tokens(p);
         let api = top.key.as_ref().map(|(key, _)| {
             quote! {
                 #[automatically_derived]
@@ -150,19 +154,18 @@ fn expand_impls(msg: &Message) -> TokenStream {
 }
 
 /// A field's `FieldInfo`: its attributes as the derive understood them.
-fn field_info(f: &Field) -> TokenStream {
-    let p = quote!(::kafka_wire::__private);
+fn field_info(f: &Field, p: &TokenStream) -> TokenStream {
     let name = f.name();
-    let versions = f.versions.range.to_tokens();
-    let nullable = f.nullable_range().to_tokens();
+    let versions = f.versions.range.to_tokens(p);
+    let nullable = f.nullable_range().to_tokens(p);
     let tag = match &f.tag {
         Some((t, _)) => quote!(::core::option::Option::Some(#t)),
         None => quote!(::core::option::Option::None),
     };
-    let tagged = f.tagged_range().to_tokens();
+    let tagged = f.tagged_range().to_tokens(p);
     let flexible = match &f.flexible {
         Some(s) => {
-            let r = s.range.to_tokens();
+            let r = s.range.to_tokens(p);
             quote!(::core::option::Option::Some(#r))
         }
         None => quote!(::core::option::Option::None),
@@ -208,14 +211,17 @@ pub(crate) struct FieldGen<'a> {
     pub field: &'a Field<'a>,
     ty_name: String,
     universe: Range,
+    /// The path of the runtime's `__private`.
+    p: &'a TokenStream,
 }
 
 impl<'a> FieldGen<'a> {
-    pub fn new(msg: &Message, field: &'a Field<'a>) -> Self {
+    pub fn new(msg: &'a Message, field: &'a Field<'a>) -> Self {
         FieldGen {
             field,
             ty_name: msg.input.ident.to_string(),
             universe: msg.universe(),
+            p: &msg.private,
         }
     }
 
@@ -273,7 +279,8 @@ impl<'a> FieldGen<'a> {
     pub fn err(&self, error: TokenStream) -> TokenStream {
         let ty = &self.ty_name;
         let field = self.field.name();
-        quote!(::kafka_wire::__private::at_field(#error, #ty, #field))
+        let p = self.p;
+        quote!(#p::at_field(#error, #ty, #field))
     }
 
     fn nullable(&self) -> TokenStream {
@@ -287,14 +294,15 @@ impl<'a> FieldGen<'a> {
         let inner = self.field.ty.inner;
         let cx = self.ctx();
         let span = inner.span();
+        let p = self.p;
         if self.field.ty.option {
             let function = format_ident!("{}", option_fn);
             let nullable = self.nullable();
-            let call = quote_spanned!(span=> ::kafka_wire::__private::#function::<#inner>);
+            let call = quote_spanned!(span=> #p::#function::<#inner>);
             quote!(#call(#args #cx, #nullable))
         } else {
             let method = format_ident!("{}", method);
-            let codec = quote_spanned!(span=> <#inner as ::kafka_wire::__private::Codec>);
+            let codec = quote_spanned!(span=> <#inner as #p::Codec>);
             quote!(#codec::#method(#args #cx))
         }
     }
@@ -324,7 +332,8 @@ impl<'a> FieldGen<'a> {
             return len;
         }
         let inner = self.field.ty.inner;
-        let codec = quote_spanned!(inner.span()=> <#inner as ::kafka_wire::__private::Codec>);
+        let p = self.p;
+        let codec = quote_spanned!(inner.span()=> <#inner as #p::Codec>);
         quote! {
             match #codec::FIXED_LEN {
                 ::core::option::Option::Some(__n) => __n,
@@ -394,7 +403,8 @@ impl<'a> FieldGen<'a> {
             return TokenStream::new();
         }
         let is_default = self.is_default();
-        let err = self.err(quote!(::kafka_wire::__private::non_default(__v)));
+        let p = self.p;
+        let err = self.err(quote!(#p::non_default(__v)));
         quote! {
             if !(#is_default) {
                 return ::core::result::Result::Err(#err);
@@ -507,10 +517,11 @@ pub(crate) fn classic_check(msg: &Message) -> Option<TokenStream> {
     let ident = msg.unknown?;
     let ty = msg.input.ident.to_string();
     let field = ident.to_string();
+    let p = &msg.private;
     Some(quote! {
-        if !__cx.flexible && !::kafka_wire::__private::UnknownTaggedFields::is_empty(&self.#ident) {
-            return ::core::result::Result::Err(::kafka_wire::__private::at_field(
-                ::kafka_wire::__private::tags_in_classic_version(__v), #ty, #field));
+        if !__cx.flexible && !#p::UnknownTaggedFields::is_empty(&self.#ident) {
+            return ::core::result::Result::Err(#p::at_field(
+                #p::tags_in_classic_version(__v), #ty, #field));
         }
     })
 }

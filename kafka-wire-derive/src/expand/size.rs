@@ -9,6 +9,7 @@ use quote::quote;
 
 pub fn expand_size(msg: &Message) -> TokenStream {
     let (all, tagged) = fields(msg);
+    let p = &msg.private;
     let regular = all.iter().map(|g| {
         let len = g.fixed_or_len_call();
         g.regular_only(quote!(__len = __len.saturating_add(#len);))
@@ -18,7 +19,7 @@ pub fn expand_size(msg: &Message) -> TokenStream {
         if tagged.is_empty() {
             return quote! {
                 if __cx.flexible {
-                    __len = __len.saturating_add(::kafka_wire::__private::unknown_tags_len(#unknown));
+                    __len = __len.saturating_add(#p::unknown_tags_len(#unknown));
                 }
             };
         }
@@ -32,7 +33,7 @@ pub fn expand_size(msg: &Message) -> TokenStream {
         });
         quote! {
             if __cx.flexible {
-                let mut __tagged = ::kafka_wire::__private::TaggedLen::new(#unknown);
+                let mut __tagged = #p::TaggedLen::new(#unknown);
                 #(#add)*
                 __len = __len.saturating_add(__tagged.finish());
             }

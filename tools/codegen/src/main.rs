@@ -1,121 +1,155 @@
-//! Writes `kafka-wire/src/messages/` from Kafka's JSON message schemas.
+//! `kafka-wire-codegen`: messages from schemas in Kafka's JSON format, kafka-wire's own
+//! catalogue, and the wire compatibility check.
 //!
 //! ```text
-//! cargo run -p kafka-wire-codegen -- ../shared/kafka-schemas/3.9 ../shared/kafka-schemas/4.4 \
-//!     kafka-wire/src/messages tests/support/generated.rs
+//! kafka-wire-codegen generate schemas/ --out src/messages.rs --api-sets Requests,Responses
+//! kafka-wire-codegen catalogue ../shared/kafka-schemas/3.9 ../shared/kafka-schemas/4.4 \
+//!     --out kafka-wire/src/messages --test-support tests/support/generated.rs
+//! kafka-wire-codegen compat ../shared/kafka-schemas/3.9 ../shared/kafka-schemas/4.4
 //! ```
-//!
-//! The last argument is the tests' `ToJson` support file.
-//!
-//! The schema folders come oldest first. The protocol is their union: each version of a message
-//! is taken from the newest folder that defines it, and the fields of all folders are merged
-//! into one struct per schema struct, each field carrying the versions in which it exists.
-//! Where two folders define the same version differently the generator stops, unless the
-//! difference is listed in [`RESOLVED`].
 #![forbid(unsafe_code)]
 
-mod merge;
-mod render;
-mod schema;
-
-use std::collections::BTreeMap;
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use kafka_wire_codegen::compat::{self, Severity};
+use kafka_wire_codegen::{catalogue, Error, Generator, SchemaSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Differences between schema folders, for the same message version, that were checked by
-/// hand and may be ignored: `(message, field path, what differs)`.
-pub const RESOLVED: &[(&str, &str, &str)] = &[
-    // 4.4 renamed the API (key 74) and its struct; at version 0 both are one string per
-    // resource, so the bytes are the same.
-    (
-        "ListConfigResourcesResponse",
-        "ClientMetricsResource",
-        "struct renamed ConfigResource",
-    ),
-    (
-        "ListConfigResourcesResponse",
-        "ConfigResource:",
-        "struct renamed from ClientMetricsResource",
-    ),
-    (
-        "ListConfigResourcesResponse",
-        "ListConfigResourcesResponse.ConfigResources",
-        "element struct renamed",
-    ),
-];
+fn cli() -> Command {
+    let dirs = |help: &'static str| {
+        Arg::new("schemas")
+            .value_name("SCHEMA_DIR")
+            .required(true)
+            .num_args(1..)
+            .value_parser(clap::value_parser!(PathBuf))
+            .help(help)
+    };
+    Command::new("kafka-wire-codegen")
+        .about("kafka-wire messages from schemas in Kafka's JSON format, and their wire compatibility")
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+        .subcommand(
+            Command::new("generate")
+                .about("Writes one Rust file of messages (and API sets) for a crate of its own")
+                .arg(dirs("Folders (or files) of schemas, oldest release first"))
+                .arg(Arg::new("out").long("out").value_name("FILE").required(true)
+                    .value_parser(clap::value_parser!(PathBuf)).help("The Rust file to write"))
+                .arg(Arg::new("crate").long("crate").value_name("PATH").default_value("kafka_wire")
+                    .help("How the generated code names kafka-wire (a renamed dependency, a facade)"))
+                .arg(Arg::new("api-sets").long("api-sets").value_name("REQUESTS,RESPONSES")
+                    .help("Also write a request set and a response set with these names"))
+                .arg(Arg::new("kafka-api").long("kafka-api").value_name("NAME").action(ArgAction::Append)
+                    .help("Add one of Kafka's APIs (e.g. ApiVersions) to the API sets")),
+        )
+        .subcommand(
+            Command::new("catalogue")
+                .about("Writes kafka-wire's own catalogue from Kafka's schema folders")
+                .arg(dirs("Kafka's schema folders, oldest release first"))
+                .arg(Arg::new("out").long("out").value_name("DIR").required(true)
+                    .value_parser(clap::value_parser!(PathBuf)).help("kafka-wire/src/messages"))
+                .arg(Arg::new("test-support").long("test-support").value_name("FILE").required(true)
+                    .value_parser(clap::value_parser!(PathBuf)).help("tests/support/generated.rs")),
+        )
+        .subcommand(
+            Command::new("compat")
+                .about("Reports what breaks the wire between two releases of schemas")
+                .arg(Arg::new("old").value_name("OLD").required(true)
+                    .value_parser(clap::value_parser!(PathBuf)).help("The older folder, or schema file"))
+                .arg(Arg::new("new").value_name("NEW").required(true)
+                    .value_parser(clap::value_parser!(PathBuf)).help("The newer folder, or schema file"))
+                .arg(Arg::new("output").long("output").value_name("FILE")
+                    .value_parser(clap::value_parser!(PathBuf)).help("Write the report here instead of to standard output"))
+                .arg(Arg::new("deny-breaking").long("deny-breaking").action(ArgAction::SetTrue)
+                    .help("Exit with failure when a change breaks the wire")),
+        )
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.len() < 4 {
-        eprintln!("usage: kafka-wire-codegen <schema dir, oldest first>... <messages dir> <test support file>");
-        return ExitCode::from(2);
-    }
-    let (inputs, output) = args.split_at(args.len() - 2);
-    match run(inputs, Path::new(&output[0]), Path::new(&output[1])) {
-        Ok(count) => {
-            eprintln!("wrote {count} messages to {}", output[0]);
-            ExitCode::SUCCESS
-        }
-        Err(errors) => {
-            for e in &errors {
-                eprintln!("error: {e}");
+    let matches = cli().get_matches();
+    let result = match matches.subcommand() {
+        Some(("generate", m)) => generate(m),
+        Some(("catalogue", m)) => run_catalogue(m),
+        Some(("compat", m)) => run_compat(m),
+        _ => unreachable!("clap requires a subcommand"),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            for problem in &e.problems {
+                eprintln!("error: {problem}");
             }
             ExitCode::FAILURE
         }
     }
 }
 
-fn run(inputs: &[String], output: &Path, test_support: &Path) -> Result<usize, Vec<String>> {
-    // name -> one schema per folder that has it, oldest first.
-    let mut by_name: BTreeMap<String, Vec<(String, schema::Schema)>> = BTreeMap::new();
-    for dir in inputs {
-        let release = Path::new(dir)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| dir.clone());
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(|e| vec![format!("{dir}: {e}")])?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect();
-        files.sort();
-        for file in files {
-            let s = schema::Schema::load(&file)
-                .map_err(|e| vec![format!("{}: {e}", file.display())])?;
-            // An API keeps its key when it is renamed (ListClientMetricsResources became
-            // ListConfigResources): group requests and responses by key, not by name.
-            let group = match (s.kind.as_str(), s.api_key) {
-                ("request" | "response", Some(k)) => format!("{}:{k:03}", s.kind),
-                _ => s.name.clone(),
-            };
-            by_name.entry(group).or_default().push((release.clone(), s));
-        }
+fn paths<'a>(m: &'a ArgMatches, id: &str) -> impl Iterator<Item = &'a PathBuf> {
+    m.get_many::<PathBuf>(id).into_iter().flatten()
+}
+
+fn generate(m: &ArgMatches) -> Result<ExitCode, Error> {
+    let out = m.get_one::<PathBuf>("out").expect("required");
+    let mut g = Generator::new()
+        .out_dir(
+            out.parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new(".")),
+        )
+        .file_name(
+            out.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        );
+    for dir in paths(m, "schemas") {
+        g = g.schema_dir(dir);
     }
-    let unstable = schema::unstable_versions(&by_name);
-    let mut messages = Vec::new();
-    let mut errors = Vec::new();
-    for versions in by_name.values() {
-        // The newest release names the message.
-        let name = &versions[versions.len() - 1].1.name;
-        match merge::merge(name, versions, &unstable) {
-            Ok(Some(m)) => messages.push(m),
-            Ok(None) => {}
-            Err(mut e) => errors.append(&mut e),
-        }
+    if let Some(k) = m.get_one::<String>("crate") {
+        g = g.crate_path(k);
     }
-    if !errors.is_empty() {
-        return Err(errors);
+    if let Some(sets) = m.get_one::<String>("api-sets") {
+        let Some((requests, responses)) = sets.split_once(',') else {
+            return Err(Error {
+                problems: vec!["--api-sets takes two names: Requests,Responses".into()],
+            });
+        };
+        g = g.api_sets(requests.trim(), responses.trim());
     }
-    render::write_all(&messages, output).map_err(|e| vec![e])?;
-    // kafka-wire/src/messages -> kafka-wire/Cargo.toml
-    let manifest = output
-        .parent()
-        .and_then(Path::parent)
-        .map(|crate_dir| crate_dir.join("Cargo.toml"))
-        .ok_or_else(|| vec![format!("{}: not inside a crate", output.display())])?;
-    render::write_features(&messages, &manifest).map_err(|e| vec![e])?;
-    std::fs::write(test_support, render::render_json(&messages))
-        .map_err(|e| vec![e.to_string()])?;
-    render::rustfmt(&[test_support.to_path_buf()]).map_err(|e| vec![e])?;
-    Ok(messages.len())
+    for api in m.get_many::<String>("kafka-api").into_iter().flatten() {
+        g = g.kafka_api(api);
+    }
+    let generated = g.generate()?;
+    eprintln!(
+        "wrote {} messages to {}",
+        generated.messages.len(),
+        generated.path.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_catalogue(m: &ArgMatches) -> Result<ExitCode, Error> {
+    let inputs: Vec<PathBuf> = paths(m, "schemas").cloned().collect();
+    let out = m.get_one::<PathBuf>("out").expect("required");
+    let support = m.get_one::<PathBuf>("test-support").expect("required");
+    let count = catalogue::write_catalogue(&inputs, out, support)?;
+    eprintln!("wrote {count} messages to {}", out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_compat(m: &ArgMatches) -> Result<ExitCode, Error> {
+    let old = SchemaSet::load(m.get_one::<PathBuf>("old").expect("required"))?;
+    let new = SchemaSet::load(m.get_one::<PathBuf>("new").expect("required"))?;
+    let findings = compat::compare_sets(&old.schemas, &new.schemas);
+    let report = compat::report(&old.release, &new.release, &findings);
+    match m.get_one::<PathBuf>("output") {
+        Some(path) => std::fs::write(path, &report).map_err(|e| Error {
+            problems: vec![format!("{}: {e}", path.display())],
+        })?,
+        None => print!("{report}"),
+    }
+    let breaking = findings.iter().any(|f| f.severity() == Severity::Breaking);
+    Ok(if breaking && m.get_flag("deny-breaking") {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }

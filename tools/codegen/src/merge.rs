@@ -1,35 +1,18 @@
 //! Merging one schema across releases into one model with per-field version sets.
 
-use crate::schema::{parse_range, Schema, Versions, OPEN_END};
-use serde_json::Value;
+use crate::compat;
+use crate::schema::{Field as SchemaField, Kind, Schema, Ty, Versions};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// A field's type.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ty {
-    Prim(String),
-    Array(Box<Ty>),
-    Struct(String),
-}
+/// A set of versions, as merging builds them: the union over releases.
+pub type VersionSet = BTreeSet<i16>;
 
-impl Ty {
-    fn parse(text: &str) -> Ty {
-        if let Some(elem) = text.strip_prefix("[]") {
-            Ty::Array(Box::new(Ty::parse(elem)))
-        } else if text.starts_with(|c: char| c.is_ascii_uppercase()) {
-            Ty::Struct(text.to_owned())
-        } else {
-            Ty::Prim(text.to_owned())
-        }
-    }
+/// The highest version any schema could name; open ranges are cut here and re-opened on output.
+pub const OPEN_END: i16 = 200;
 
-    pub fn schema_name(&self) -> String {
-        match self {
-            Ty::Prim(p) => p.clone(),
-            Ty::Array(e) => format!("[]{}", e.schema_name()),
-            Ty::Struct(s) => s.clone(),
-        }
-    }
+/// `versions` as a set, an open range cut at [`OPEN_END`].
+pub fn set_of(versions: Versions) -> VersionSet {
+    versions.iter_to(OPEN_END).collect()
 }
 
 /// What one version of one release says about a field. Everything but `ignorable`,
@@ -42,7 +25,7 @@ struct FieldAt {
     tag: Option<u32>,
     default: Option<String>,
     ignorable: bool,
-    flexible: Option<String>,
+    flexible: Option<Versions>,
     entity: Option<String>,
     map_key: bool,
 }
@@ -52,13 +35,13 @@ struct FieldAt {
 pub struct Field {
     pub name: String,
     pub ty: Ty,
-    pub versions: Versions,
-    pub nullable: Versions,
-    pub tagged: Versions,
+    pub versions: VersionSet,
+    pub nullable: VersionSet,
+    pub tagged: VersionSet,
     pub tag: Option<u32>,
     pub default: Option<String>,
     pub ignorable: bool,
-    pub flexible: Option<Versions>,
+    pub flexible: Option<VersionSet>,
     pub entity: Option<String>,
     pub map_key: bool,
 }
@@ -74,16 +57,23 @@ pub struct Struct {
 #[derive(Clone, Debug)]
 pub struct Message {
     pub name: String,
-    pub kind: String,
+    pub kind: Kind,
     pub api_key: Option<i16>,
-    pub versions: Versions,
-    pub flexible: Versions,
+    pub versions: VersionSet,
+    pub flexible: VersionSet,
     /// Which release each version comes from.
-    pub sources: Vec<(String, Versions)>,
+    pub sources: Vec<(String, VersionSet)>,
     /// The top-level struct first.
     pub structs: Vec<Struct>,
     /// Names older releases gave the message.
     pub old_names: Vec<String>,
+}
+
+impl Message {
+    /// A request or response of an API.
+    pub fn is_api(&self) -> bool {
+        matches!(self.kind, Kind::Request | Kind::Response) && self.api_key.is_some()
+    }
 }
 
 type Walked = BTreeMap<String, Vec<(String, FieldAt)>>;
@@ -98,63 +88,30 @@ fn walk(schema: &Schema, top: &str, version: i16) -> Result<Walked, String> {
 fn walk_struct(
     schema: &Schema,
     name: &str,
-    fields: &[Value],
+    fields: &[SchemaField],
     v: i16,
     out: &mut Walked,
 ) -> Result<(), String> {
     let mut list = Vec::new();
-    for f in fields {
-        let s = |k: &str| f.get(k).and_then(Value::as_str).map(str::to_owned);
-        let fname = s("name").ok_or_else(|| format!("{name}: field without name"))?;
-        let versions = parse_range(
-            &s("versions").ok_or_else(|| format!("{name}.{fname}: no versions"))?,
-            OPEN_END,
-        )?;
-        if !versions.contains(&v) {
-            continue;
-        }
-        let in_range = |k: &str| -> Result<bool, String> {
-            Ok(match s(k) {
-                Some(r) => parse_range(&r, OPEN_END)?.contains(&v),
-                None => false,
-            })
-        };
-        let ty = Ty::parse(&s("type").ok_or_else(|| format!("{name}.{fname}: no type"))?);
-        let default = f.get("default").map(|d| match d {
-            Value::String(x) => x.clone(),
-            other => other.to_string(),
-        });
+    for f in fields.iter().filter(|f| f.versions.contains(v)) {
         let at = FieldAt {
-            nullable: in_range("nullableVersions")?,
-            tagged: in_range("taggedVersions")?,
-            // Some older schemas write the tag as a string.
-            tag: f
-                .get("tag")
-                .and_then(|t| t.as_u64().or_else(|| t.as_str()?.parse().ok()))
-                .map(|t| t as u32),
-            default,
-            ignorable: f.get("ignorable").and_then(Value::as_bool).unwrap_or(false),
-            flexible: s("flexibleVersions"),
-            entity: s("entityType"),
-            map_key: f.get("mapKey").and_then(Value::as_bool).unwrap_or(false),
-            ty: ty.clone(),
+            ty: f.ty.clone(),
+            nullable: f.nullable.contains(v),
+            tagged: f.tagged.contains(v),
+            tag: f.tag,
+            default: f.default.clone(),
+            ignorable: f.ignorable,
+            flexible: f.flexible,
+            entity: f.entity_type.clone(),
+            map_key: f.map_key,
         };
-        let elem = match &ty {
-            Ty::Array(e) => e.as_ref(),
-            other => other,
-        };
-        if let Ty::Struct(sname) = elem {
-            let inner = match f.get("fields").and_then(Value::as_array) {
-                Some(inline) => inline.clone(),
-                None => schema
-                    .common
-                    .get(sname)
-                    .cloned()
-                    .ok_or_else(|| format!("{name}.{fname}: unknown struct {sname}"))?,
-            };
-            walk_struct(schema, sname, &inner, v, out)?;
+        if let Some(sname) = f.ty.struct_name() {
+            let inner = schema
+                .struct_fields(f)
+                .ok_or_else(|| format!("{name}.{}: unknown struct {sname}", f.name))?;
+            walk_struct(schema, sname, inner, v, out)?;
         }
-        list.push((fname, at));
+        list.push((f.name.clone(), at));
     }
     let slot = out.entry(name.to_owned()).or_default();
     if !slot.is_empty() && *slot != list {
@@ -166,17 +123,32 @@ fn walk_struct(
     Ok(())
 }
 
+/// `(release, api key, version)` for each version a schema marks `latestVersionUnstable`; it is
+/// left out of the request and of its response in that release.
+pub fn unstable_versions(
+    by_name: &BTreeMap<String, Vec<(String, Schema)>>,
+) -> BTreeSet<(String, i16, i16)> {
+    let mut out = BTreeSet::new();
+    for schemas in by_name.values() {
+        for (release, s) in schemas {
+            if let (true, Some(key), false) = (s.latest_unstable, s.api_key, s.valid.is_empty()) {
+                out.insert((release.clone(), key, s.valid.end));
+            }
+        }
+    }
+    out
+}
+
 /// Merges `schemas` (oldest release first); `None` when no stable version is left.
 pub fn merge(
     name: &str,
     schemas: &[(String, Schema)],
     unstable: &BTreeSet<(String, i16, i16)>,
 ) -> Result<Option<Message>, Vec<String>> {
-    let stable = |release: &str, s: &Schema| -> Versions {
+    let stable = |release: &str, s: &Schema| -> VersionSet {
         let key = s.api_key.unwrap_or(-1);
-        s.valid
-            .iter()
-            .copied()
+        set_of(s.valid)
+            .into_iter()
             .filter(|v| !unstable.contains(&(release.to_owned(), key, *v)))
             .collect()
     };
@@ -197,10 +169,10 @@ pub fn merge(
             errors.push(format!("{name}: releases disagree on type or api key"));
         }
     }
-    let versions: Versions = source.keys().copied().collect();
-    let flexible: Versions = source
+    let versions: VersionSet = source.keys().copied().collect();
+    let flexible: VersionSet = source
         .iter()
-        .filter(|(v, i)| schemas[**i].1.flexible.contains(v))
+        .filter(|(v, i)| schemas[**i].1.flexible.contains(**v))
         .map(|(v, _)| *v)
         .collect();
 
@@ -219,22 +191,18 @@ pub fn merge(
             if j == i || !stable(release, s).contains(&v) {
                 continue;
             }
-            match walk(s, name, v) {
-                Ok(other) if other != chosen => {
-                    for diff in differences(&chosen, &other) {
-                        if !crate::RESOLVED
-                            .iter()
-                            .any(|(m, p, _)| *m == name && diff.starts_with(p))
-                        {
-                            errors.push(format!(
-                                "{name} v{v}: {} and {release} disagree: {diff}",
-                                schemas[i].0
-                            ));
-                        }
-                    }
+            // The bytes of a version both releases speak must agree: the generator stops on
+            // any change `compat` calls breaking (renames and skipped tags keep the bytes).
+            for finding in compat::compare_version(s, &schemas[i].1, v) {
+                if finding.severity() == compat::Severity::Breaking {
+                    errors.push(format!(
+                        "{name} v{v}: {} and {release} disagree: {} {}",
+                        schemas[i].0, finding.path, finding.change
+                    ));
                 }
-                Ok(_) => {}
-                Err(e) => errors.push(format!("{name} v{v} ({release}): {e}")),
+            }
+            if let Err(e) = walk(s, name, v) {
+                errors.push(format!("{name} v{v} ({release}): {e}"));
             }
         }
         per_version.insert(v, chosen);
@@ -250,13 +218,9 @@ pub fn merge(
         match merge_struct(name, &sname, &per_version) {
             Ok(s) => {
                 for f in &s.fields {
-                    let elem = match &f.ty {
-                        Ty::Array(e) => e.as_ref(),
-                        t => t,
-                    };
-                    if let Ty::Struct(n) = elem {
-                        if !struct_names.contains(n) {
-                            struct_names.push(n.clone());
+                    if let Some(n) = f.ty.struct_name() {
+                        if !struct_names.iter().any(|s| s == n) {
+                            struct_names.push(n.to_owned());
                         }
                     }
                 }
@@ -268,7 +232,7 @@ pub fn merge(
     if !errors.is_empty() {
         return Err(errors);
     }
-    let mut sources: Vec<(String, Versions)> = Vec::new();
+    let mut sources: Vec<(String, VersionSet)> = Vec::new();
     for (v, i) in source {
         let release = &schemas[i].0;
         match sources.last_mut() {
@@ -280,7 +244,7 @@ pub fn merge(
     }
     Ok(Some(Message {
         name: name.to_owned(),
-        kind: first.kind.clone(),
+        kind: first.kind,
         api_key: first.api_key,
         versions,
         flexible,
@@ -294,57 +258,6 @@ pub fn merge(
             .into_iter()
             .collect(),
     }))
-}
-
-impl FieldAt {
-    /// The facts that decide the bytes; names and documentation-only facts left out.
-    fn wire(
-        &self,
-    ) -> (
-        &Ty,
-        bool,
-        bool,
-        Option<u32>,
-        &Option<String>,
-        &Option<String>,
-    ) {
-        (
-            &self.ty,
-            self.nullable,
-            self.tagged,
-            self.tag,
-            &self.default,
-            &self.flexible,
-        )
-    }
-}
-
-/// Where two releases define the same version with different bytes. Renamed fields and
-/// differences in `ignorable`, entity types and map keys do not change the bytes; the newest
-/// release's names and facts are used.
-fn differences(a: &Walked, b: &Walked) -> Vec<String> {
-    let mut out = Vec::new();
-    let names: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
-    for s in names {
-        let (fa, fb) = (a.get(s), b.get(s));
-        match (fa, fb) {
-            (Some(fa), Some(fb)) => {
-                if fa.len() != fb.len() {
-                    let na: Vec<&String> = fa.iter().map(|(n, _)| n).collect();
-                    let nb: Vec<&String> = fb.iter().map(|(n, _)| n).collect();
-                    out.push(format!("{s}: fields {na:?} vs {nb:?}"));
-                    continue;
-                }
-                for ((n, x), (_, y)) in fa.iter().zip(fb) {
-                    if x.wire() != y.wire() {
-                        out.push(format!("{s}.{n}: {x:?} vs {y:?}"));
-                    }
-                }
-            }
-            _ => out.push(format!("{s}: struct present in only one release")),
-        }
-    }
-    out
 }
 
 /// Merges one struct over all versions: field order consistent with every version, and for
@@ -399,7 +312,7 @@ fn merge_struct(
                 ));
             }
         }
-        let set = |pred: &dyn Fn(&FieldAt) -> bool| -> Versions {
+        let set = |pred: &dyn Fn(&FieldAt) -> bool| -> VersionSet {
             per.iter()
                 .filter(|(_, a)| pred(a))
                 .map(|(v, _)| *v)
@@ -414,16 +327,7 @@ fn merge_struct(
             tag: first.tag,
             default: first.default.clone(),
             ignorable: first.ignorable,
-            flexible: match &first.flexible {
-                Some(r) => match parse_range(r, OPEN_END) {
-                    Ok(set) => Some(set),
-                    Err(e) => {
-                        errors.push(e);
-                        None
-                    }
-                },
-                None => None,
-            },
+            flexible: first.flexible.map(set_of),
             entity: first.entity.clone(),
             map_key: first.map_key,
         });

@@ -1,10 +1,10 @@
-//! Writing the merged model as annotated Rust source, one file per message.
+//! Writing a merged message as annotated Rust source: its structs, attributes, defaults and
+//! documentation.
 
-use crate::merge::{Field, Message, Struct, Ty};
-use crate::schema::Versions;
+use crate::merge::{Field, Message, Struct, VersionSet as Versions};
+use crate::schema::{Kind, Ty};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::path::Path;
 
 /// `ProducerId` -> `producer_id`, `ISRReplicas` -> `isr_replicas`, `TopicID` -> `topic_id`.
 pub fn snake_case(name: &str) -> String {
@@ -34,7 +34,7 @@ const KEYWORDS: &[&str] = &[
     "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
 ];
 
-fn field_ident(name: &str) -> String {
+pub fn field_ident(name: &str) -> String {
     let s = snake_case(name);
     if KEYWORDS.contains(&s.as_str()) {
         format!("r#{s}")
@@ -43,8 +43,29 @@ fn field_ident(name: &str) -> String {
     }
 }
 
+/// Where the generated source lives, which decides how it names kafka-wire.
+pub struct Emit<'a> {
+    /// `None`: inside kafka-wire, as `crate`. `Some(path)`: in a user's crate, which names
+    /// kafka-wire by `path` (`kafka_wire`, or the name of a renamed dependency or facade).
+    pub krate: Option<&'a str>,
+}
+
+impl Emit<'_> {
+    /// The path `use` lines start from.
+    fn root(&self) -> &str {
+        self.krate.unwrap_or("crate")
+    }
+
+    /// `crate = "..."` for the derive, when kafka-wire is not reachable as `::kafka_wire`.
+    pub fn crate_attr(&self) -> Option<String> {
+        self.krate
+            .filter(|k| *k != "kafka_wire" && *k != "::kafka_wire")
+            .map(|k| format!("crate = \"{k}\""))
+    }
+}
+
 /// A version set as a range string; a set reaching the message's last version is open-ended.
-fn range(set: &Versions, last: i16) -> Result<String, String> {
+pub fn range(set: &Versions, last: i16) -> Result<String, String> {
     let (Some(&a), Some(&b)) = (set.first(), set.last()) else {
         return Ok("none".into());
     };
@@ -60,43 +81,40 @@ fn range(set: &Versions, last: i16) -> Result<String, String> {
     })
 }
 
-fn prim(p: &str) -> Result<&'static str, String> {
-    Ok(match p {
-        "bool" => "bool",
-        "int8" => "i8",
-        "int16" => "i16",
-        "uint16" => "u16",
-        "int32" => "i32",
-        "uint32" => "u32",
-        "int64" => "i64",
-        "float64" => "f64",
-        "string" => "KafkaString",
-        "bytes" => "Bytes",
-        "records" => "Records",
-        "uuid" => "Uuid",
-        other => return Err(format!("unknown type {other}")),
+/// The Rust type of a schema type that is neither an array nor a struct.
+fn prim(ty: &Ty) -> Option<&'static str> {
+    Some(match ty {
+        Ty::Bool => "bool",
+        Ty::Int8 => "i8",
+        Ty::Int16 => "i16",
+        Ty::Uint16 => "u16",
+        Ty::Int32 => "i32",
+        Ty::Uint32 => "u32",
+        Ty::Int64 => "i64",
+        Ty::Float64 => "f64",
+        Ty::String => "KafkaString",
+        Ty::Bytes => "Bytes",
+        Ty::Records => "Records",
+        Ty::Uuid => "Uuid",
+        Ty::Array(_) | Ty::Struct(_) => return None,
     })
 }
 
-fn rust_type(ty: &Ty) -> Result<String, String> {
-    Ok(match ty {
-        Ty::Prim(p) => prim(p)?.to_owned(),
-        Ty::Array(e) => format!("Vec<{}>", rust_type(e)?),
+fn rust_type(ty: &Ty) -> String {
+    match ty {
+        Ty::Array(e) => format!("Vec<{}>", rust_type(e)),
         Ty::Struct(s) => s.clone(),
-    })
+        p => prim(p).unwrap_or_default().to_owned(),
+    }
 }
 
 fn uses(ty: &Ty, used: &mut BTreeSet<&'static str>) {
     match ty {
-        Ty::Prim(p) => {
-            if let Ok(r) = prim(p) {
-                if matches!(r, "KafkaString" | "Bytes" | "Records" | "Uuid") {
-                    used.insert(r);
-                }
-            }
-        }
         Ty::Array(e) => uses(e, used),
-        Ty::Struct(_) => {}
+        Ty::String | Ty::Bytes | Ty::Records | Ty::Uuid => {
+            used.extend(prim(ty));
+        }
+        _ => {}
     }
 }
 
@@ -141,7 +159,7 @@ fn default_value(f: &Field, msg: &str) -> Result<Option<DefaultValue>, String> {
     }
     let wrap = |e: String| if nullable { format!("Some({e})") } else { e };
     Ok(match &f.ty {
-        Ty::Prim(p) if p.starts_with("int") || p.starts_with("uint") => {
+        ty if ty.is_integer() => {
             let v: i128 = match d.strip_prefix("0x") {
                 Some(hex) => i128::from_str_radix(hex, 16).map_err(|_| err())?,
                 None => d.parse().map_err(|_| err())?,
@@ -151,7 +169,7 @@ fn default_value(f: &Field, msg: &str) -> Result<Option<DefaultValue>, String> {
                 expr: wrap(v.to_string()),
             })
         }
-        Ty::Prim(p) if p == "bool" => match d.to_ascii_lowercase().as_str() {
+        Ty::Bool => match d.to_ascii_lowercase().as_str() {
             "true" => Some(DefaultValue {
                 attr: "true".into(),
                 expr: wrap("true".into()),
@@ -159,14 +177,14 @@ fn default_value(f: &Field, msg: &str) -> Result<Option<DefaultValue>, String> {
             "false" => None,
             _ => return Err(err()),
         },
-        Ty::Prim(p) if p == "float64" => {
+        Ty::Float64 => {
             let v: f64 = d.parse().map_err(|_| err())?;
             (v != 0.0).then(|| DefaultValue {
                 attr: format!("{v:?}"),
                 expr: wrap(format!("{v:?}")),
             })
         }
-        Ty::Prim(p) if p == "string" => {
+        Ty::String => {
             if d.is_empty() && !nullable {
                 None
             } else {
@@ -193,9 +211,7 @@ fn doc_line(f: &Field, last: i16) -> Result<String, String> {
         parts.push(format!("tag {t} in versions {}", range(&f.tagged, last)?));
     }
     match (&f.default, &f.ty) {
-        (Some(d), Ty::Prim(p)) if p == "string" && d != "null" => {
-            parts.push(format!("default `{d:?}`"))
-        }
+        (Some(d), Ty::String) if d != "null" => parts.push(format!("default `{d:?}`")),
         (Some(d), _) => parts.push(format!("default `{d}`")),
         (None, _) => {}
     }
@@ -211,7 +227,13 @@ fn doc_line(f: &Field, last: i16) -> Result<String, String> {
     Ok(parts.join(", "))
 }
 
-fn render_struct(out: &mut String, msg: &Message, s: &Struct, top: bool) -> Result<(), String> {
+fn render_struct(
+    out: &mut String,
+    msg: &Message,
+    s: &Struct,
+    top: bool,
+    emit: &Emit,
+) -> Result<(), String> {
     let last = *msg.versions.last().unwrap_or(&0);
     let flexible = !msg.flexible.is_empty();
     let mut defaults = Vec::new();
@@ -221,10 +243,10 @@ fn render_struct(out: &mut String, msg: &Message, s: &Struct, top: bool) -> Resu
     // `None` is also what `#[derive(Default)]` gives.
     let manual_default = defaults.iter().flatten().any(|d| d.expr != "None");
     if top {
-        let kind = match (msg.kind.as_str(), msg.api_key) {
-            ("request", Some(k)) => format!("The request of API key {k}"),
-            ("response", Some(k)) => format!("The response of API key {k}"),
-            ("header", _) => "A header".to_owned(),
+        let kind = match (msg.kind, msg.api_key) {
+            (Kind::Request, Some(k)) => format!("The request of API key {k}"),
+            (Kind::Response, Some(k)) => format!("The response of API key {k}"),
+            (Kind::Header, _) => "A header".to_owned(),
             _ => "A data schema".to_owned(),
         };
         writeln!(
@@ -243,12 +265,15 @@ fn render_struct(out: &mut String, msg: &Message, s: &Struct, top: bool) -> Resu
         "Debug, Clone, PartialEq, Default, KafkaMessage"
     };
     writeln!(out, "#[derive({derives})]").ok();
+    let crate_attr = emit.crate_attr();
+    if !top {
+        if let Some(c) = &crate_attr {
+            writeln!(out, "#[kafka({c})]").ok();
+        }
+    }
     if top {
-        let mut attrs = Vec::new();
-        if let Some(k) = msg
-            .api_key
-            .filter(|_| msg.kind == "request" || msg.kind == "response")
-        {
+        let mut attrs: Vec<String> = crate_attr.into_iter().collect();
+        if let Some(k) = msg.api_key.filter(|_| msg.is_api()) {
             attrs.push(format!("key = {k}"));
         }
         // The message's own range is closed; its flexible range is open, as in Kafka.
@@ -282,7 +307,7 @@ fn render_struct(out: &mut String, msg: &Message, s: &Struct, top: bool) -> Resu
             attrs.push(format!("flexible = \"{}\"", range(fl, last)?));
         }
         writeln!(out, "    #[kafka({})]", attrs.join(", ")).ok();
-        let mut ty = rust_type(&f.ty)?;
+        let mut ty = rust_type(&f.ty);
         if !f.nullable.is_empty() {
             ty = format!("Option<{ty}>");
         }
@@ -320,7 +345,8 @@ fn render_struct(out: &mut String, msg: &Message, s: &Struct, top: bool) -> Resu
     Ok(())
 }
 
-fn render(msg: &Message) -> Result<String, String> {
+/// The source of one message: module documentation, imports and every struct.
+pub fn render(msg: &Message, emit: &Emit) -> Result<String, String> {
     let last = *msg.versions.last().unwrap_or(&0);
     let _ = last;
     let mut used = BTreeSet::new();
@@ -330,9 +356,7 @@ fn render(msg: &Message) -> Result<String, String> {
         }
     }
     let mut out = String::new();
-    let key = msg
-        .api_key
-        .filter(|_| msg.kind == "request" || msg.kind == "response");
+    let key = msg.api_key.filter(|_| msg.is_api());
     match key {
         Some(k) => writeln!(
             out,
@@ -348,19 +372,23 @@ fn render(msg: &Message) -> Result<String, String> {
         ),
     }
     .ok();
+    let (origin, tool) = match emit.krate {
+        None => ("Kafka ", "`tools/codegen` from Kafka's"),
+        Some(_) => ("", "`kafka-wire-codegen` from"),
+    };
     let sources: Vec<String> = msg
         .sources
         .iter()
         .map(|(release, set)| {
             Ok(format!(
-                "versions {} from Kafka {release}",
+                "versions {} from {origin}{release}",
                 range(set, i16::MAX)?
             ))
         })
         .collect::<Result<_, String>>()?;
     writeln!(
         out,
-        "//!\n//! Generated by `tools/codegen` from Kafka's `{}.json` ({}); do not edit.\n",
+        "//!\n//! Generated by {tool} `{}.json` ({}); do not edit.\n",
         msg.name,
         sources.join(", ")
     )
@@ -378,12 +406,16 @@ fn render(msg: &Message) -> Result<String, String> {
         imports.push("UnknownTaggedFields");
     }
     imports.sort();
-    if bytes_import {
-        writeln!(out, "use bytes::Bytes;").ok();
-    }
-    writeln!(out, "use crate::{{{}}};\n", imports.join(", ")).ok();
+    let root = emit.root();
+    match (bytes_import, emit.krate) {
+        (true, None) => writeln!(out, "use bytes::Bytes;").ok(),
+        // A user's crate may not depend on `bytes` itself: kafka-wire re-exports it.
+        (true, Some(k)) => writeln!(out, "use {k}::bytes::Bytes;").ok(),
+        (false, _) => None,
+    };
+    writeln!(out, "use {root}::{{{}}};\n", imports.join(", ")).ok();
     for (i, s) in msg.structs.iter().enumerate() {
-        render_struct(&mut out, msg, s, i == 0)?;
+        render_struct(&mut out, msg, s, i == 0, emit)?;
     }
     while out.ends_with("\n\n") {
         out.pop();
@@ -391,520 +423,15 @@ fn render(msg: &Message) -> Result<String, String> {
     Ok(out)
 }
 
-/// Writes every message file and `mod.rs`, and removes message files no longer generated.
-/// The cargo feature an API's messages sit behind: its name in kebab case (`write-txn-markers`).
-fn api_feature(request_name: &str) -> String {
-    snake_case(request_name.trim_end_matches("Request")).replace('_', "-")
-}
-
-/// The feature that gates a message; headers are always built.
-fn feature_of(msg: &Message) -> Option<String> {
-    match msg.kind.as_str() {
-        "request" => Some(api_feature(&msg.name)),
-        "response" => Some(api_feature(&format!(
-            "{}Request",
-            msg.name.trim_end_matches("Response")
-        ))),
-        "header" => None,
-        _ => Some(DATA_FEATURE.to_owned()),
-    }
-}
-
-/// The feature of the data schemas (consumer protocol, KRaft records, ...).
-const DATA_FEATURE: &str = "data-schemas";
-
-fn cfg(feature: Option<&str>) -> String {
-    feature.map_or_else(String::new, |f| format!("#[cfg(feature = \"{f}\")]\n"))
-}
-
-/// Writes the `[features]` entries of the catalogue into `manifest`, between two marker lines.
-pub fn write_features(messages: &[Message], manifest: &Path) -> Result<(), String> {
-    const BEGIN: &str = "# Generated by tools/codegen from here to the end marker; do not edit.\n";
-    const END: &str = "# End of generated features.\n";
-    let text =
-        std::fs::read_to_string(manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
-    let (Some(start), Some(end)) = (text.find(BEGIN), text.find(END)) else {
-        return Err(format!(
-            "{}: no generated-features markers",
-            manifest.display()
-        ));
-    };
-    let mut apis: Vec<String> = messages
-        .iter()
-        .filter(|m| m.kind == "request")
-        .map(|m| api_feature(&m.name))
-        .collect();
-    apis.sort();
-    let mut block = String::from(BEGIN);
-    block.push_str("# Every API and the data schemas; on by default.\nall-apis = [\n");
-    for f in apis.iter().map(String::as_str).chain([DATA_FEATURE]) {
-        writeln!(block, "  \"{f}\",").ok();
-    }
-    block.push_str("]\n");
-    for f in apis.iter().map(String::as_str).chain([DATA_FEATURE]) {
-        writeln!(block, "{f} = []").ok();
-    }
-    let out = format!("{}{block}{}", &text[..start], &text[end..]);
-    if out != text {
-        std::fs::write(manifest, out).map_err(|e| e.to_string())?;
-    }
-    Ok(())
-}
-
-pub fn write_all(messages: &[Message], dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    let mut errors = Vec::new();
-    let mut modules = Vec::new();
-    for msg in messages {
-        let module = snake_case(&msg.name);
-        match render(msg) {
-            Ok(text) => {
-                std::fs::write(dir.join(format!("{module}.rs")), text)
-                    .map_err(|e| e.to_string())?;
-                modules.push((module, msg.name.clone(), feature_of(msg)));
-            }
-            Err(e) => errors.push(format!("{}: {e}", msg.name)),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors.join("\n"));
-    }
-    let mut m = String::from("//! Every Kafka message, each in a module named after it; the messages themselves are\n//! re-exported here, their nested structs stay in their modules.\n//!\n//! Generated by `tools/codegen`; do not edit.\n\npub mod api;\n");
-    for (module, _, feature) in &modules {
-        writeln!(m, "{}pub mod {module};", cfg(feature.as_deref())).ok();
-    }
-    m.push('\n');
-    for (module, name, feature) in &modules {
-        writeln!(
-            m,
-            "{}pub use self::{module}::{name};",
-            cfg(feature.as_deref())
-        )
-        .ok();
-    }
-    for msg in messages {
-        for old in &msg.old_names {
-            writeln!(
-                m,
-                "/// The name older Kafka releases give [`{}`].\n{}pub type {old} = {};",
-                msg.name,
-                cfg(feature_of(msg).as_deref()),
-                msg.name
-            )
-            .ok();
-        }
-    }
-    std::fs::write(dir.join("mod.rs"), m).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("api.rs"), render_api(messages)?).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("facts.json"), render_facts(messages)?).map_err(|e| e.to_string())?;
-    // Format as `cargo fmt` would, so that the sources are stable under it.
-    let mut files: Vec<_> = modules
-        .iter()
-        .map(|(m, _, _)| dir.join(format!("{m}.rs")))
-        .collect();
-    files.push(dir.join("mod.rs"));
-    files.push(dir.join("api.rs"));
-    rustfmt(&files)?;
-    let keep: BTreeSet<String> = modules
-        .iter()
-        .map(|(m, _, _)| format!("{m}.rs"))
-        .chain(["mod.rs".to_owned(), "api.rs".to_owned()])
-        .collect();
-    for entry in std::fs::read_dir(dir).map_err(|e| e.to_string())?.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".rs") && !keep.contains(&name) {
-            std::fs::remove_file(entry.path()).map_err(|e| e.to_string())?;
-        }
-    }
-    Ok(())
-}
-
-/// The API registry: `ApiKey`, request/response linkage and the body enums.
-fn render_api(messages: &[Message]) -> Result<String, String> {
-    let mut apis: Vec<(i16, &Message, &Message)> = Vec::new();
-    for req in messages.iter().filter(|m| m.kind == "request") {
-        let key = req
-            .api_key
-            .ok_or_else(|| format!("{}: request without api key", req.name))?;
-        let resp = messages
-            .iter()
-            .find(|m| m.kind == "response" && m.api_key == Some(key))
-            .ok_or_else(|| format!("{}: no response", req.name))?;
-        apis.push((key, req, resp));
-    }
-    apis.sort_by_key(|(k, _, _)| *k);
-    let vr = |set: &Versions| -> String {
-        match (set.first(), set.last()) {
-            (Some(a), Some(b)) => format!("VersionRange::new({a}, {b})"),
-            _ => "VersionRange::NONE".to_owned(),
-        }
-    };
-    let flex =
-        |m: &Message| -> Versions { m.flexible.intersection(&m.versions).copied().collect() };
-    let variant = |req: &Message| req.name.trim_end_matches("Request").to_owned();
-    let mut o = String::new();
-    o.push_str(
-        "//! The API registry: every API key, its versions and header versions, and bodies read\n\
-         //! or written by `(api key, version)` at run time.\n//!\n\
-         //! Generated by `tools/codegen`; do not edit.\n\n\
-         // With some API features off, parts of the body enums go unused.\n\
-         #![cfg_attr(not(feature = \"all-apis\"), allow(unused_imports, unused_variables, unreachable_code))]\n\n\
-         use crate::{Decode, DecodeError, Encode, EncodeError, VersionRange};\n\
-         use bytes::{BufMut, Bytes};\n\n\
-         /// A Kafka API.\n\
-         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]\n\
-         #[non_exhaustive]\npub enum ApiKey {\n",
-    );
-    for (k, req, _) in &apis {
-        writeln!(o, "    /// API key {k}.\n    {} = {k},", variant(req)).ok();
-    }
-    o.push_str(
-        "}\n\nimpl ApiKey {\n    /// Every API, by key.\n    pub const ALL: &'static [ApiKey] = &[",
-    );
-    for (_, req, _) in &apis {
-        write!(o, "ApiKey::{}, ", variant(req)).ok();
-    }
-    o.push_str(
-        "];\n\n    /// The API with this key, if there is one.\n    pub const fn from_key(key: i16) -> Option<ApiKey> {\n        Some(match key {\n",
-    );
-    for (k, req, _) in &apis {
-        writeln!(o, "            {k} => ApiKey::{},", variant(req)).ok();
-    }
-    o.push_str("            _ => return None,\n        })\n    }\n\n    /// The key on the wire.\n    pub const fn key(self) -> i16 {\n        self as i16\n    }\n\n");
-    let table = |o: &mut String,
-                 doc: &str,
-                 name: &str,
-                 ret: &str,
-                 f: &dyn Fn(&Message, &Message) -> String| {
-        writeln!(
-            o,
-            "    /// {doc}\n    pub const fn {name}(self) -> {ret} {{\n        match self {{"
-        )
-        .ok();
-        for (_, req, resp) in &apis {
-            writeln!(
-                o,
-                "            ApiKey::{} => {},",
-                variant(req),
-                f(req, resp)
-            )
-            .ok();
-        }
-        o.push_str("        }\n    }\n\n");
-    };
-    table(
-        &mut o,
-        "The API's name, as Kafka spells it.",
-        "name",
-        "&'static str",
-        &|req, _| format!("{:?}", variant(req)),
-    );
-    table(
-        &mut o,
-        "The versions of the request.",
-        "request_versions",
-        "VersionRange",
-        &|req, _| vr(&req.versions),
-    );
-    table(
-        &mut o,
-        "The versions of the response.",
-        "response_versions",
-        "VersionRange",
-        &|_, resp| vr(&resp.versions),
-    );
-    table(
-        &mut o,
-        "The flexible versions of the request.",
-        "request_flexible_versions",
-        "VersionRange",
-        &|req, _| vr(&flex(req)),
-    );
-    table(
-        &mut o,
-        "The flexible versions of the response.",
-        "response_flexible_versions",
-        "VersionRange",
-        &|_, resp| vr(&flex(resp)),
-    );
-    o.push_str(
-        r#"    /// The request header version for `version`: 2 when the request is flexible, else 1;
-    /// ControlledShutdown v0 alone uses header v0, which has no client id.
-    pub const fn request_header_version(self, version: i16) -> i16 {
-        if matches!(self, ApiKey::ControlledShutdown) && version == 0 {
-            0
-        } else if self.request_flexible_versions().contains(version) {
-            2
-        } else {
-            1
-        }
-    }
-
-    /// The response header version for `version`: 1 when the response is flexible, else 0.
-    /// ApiVersions responses always use header v0, so that a client whose request version the
-    /// broker does not know can still read the answer.
-    pub const fn response_header_version(self, version: i16) -> i16 {
-        if matches!(self, ApiKey::ApiVersions) {
-            0
-        } else if self.response_flexible_versions().contains(version) {
-            1
-        } else {
-            0
-        }
-    }
-}
-
-impl core::fmt::Display for ApiKey {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// A request body, linked to its API and to its response.
-pub trait Request: crate::ApiMessage {
-    /// The API.
-    const KEY: ApiKey;
-    /// The response to this request.
-    type Response: crate::ApiMessage;
-}
-
-"#,
-    );
-    let gate = |req: &Message| cfg(Some(&api_feature(&req.name)));
-    for (_, req, resp) in &apis {
-        writeln!(o, "{}impl Request for super::{} {{\n    const KEY: ApiKey = ApiKey::{};\n    type Response = super::{};\n}}\n", gate(req), req.name, variant(req), resp.name).ok();
-    }
-    for (kind, is_request) in [("Request", true), ("Response", false)] {
-        writeln!(o, "/// A {} body of any API.\n#[derive(Debug, Clone, PartialEq)]\n#[non_exhaustive]\npub enum {kind}Body {{", kind.to_lowercase()).ok();
-        for (_, req, resp) in &apis {
-            let m = if is_request { req } else { resp };
-            writeln!(
-                o,
-                "    /// [`super::{}`].\n    {}{}(super::{}),",
-                m.name,
-                gate(req),
-                variant(req),
-                m.name
-            )
-            .ok();
-        }
-        o.push_str("}\n\n");
-        writeln!(o, "impl {kind}Body {{").ok();
-        o.push_str("    /// Reads the body of `key` at `version` from the front of `buf`. An API whose cargo\n    /// feature is off gives [`DecodeErrorKind::ApiNotEnabled`](crate::DecodeErrorKind::ApiNotEnabled).\n    #[inline]\n    pub fn decode(key: ApiKey, buf: &mut Bytes, version: i16) -> Result<Self, DecodeError> {\n        Ok(match key {\n");
-        for (_, req, resp) in &apis {
-            let m = if is_request { req } else { resp };
-            writeln!(
-                o,
-                "            {g}ApiKey::{v} => Self::{v}(super::{n}::decode(buf, version)?),",
-                g = gate(req),
-                v = variant(req),
-                n = m.name
-            )
-            .ok();
-        }
-        o.push_str("            #[allow(unreachable_patterns)]\n            _ => return Err(DecodeError::api_not_enabled(key.key(), buf.len())),\n");
-        o.push_str("        })\n    }\n\n    /// The API of the body.\n    pub fn api_key(&self) -> ApiKey {\n        match *self {\n");
-        for (_, req, _) in &apis {
-            writeln!(
-                o,
-                "            {g}Self::{v}(_) => ApiKey::{v},",
-                g = gate(req),
-                v = variant(req)
-            )
-            .ok();
-        }
-        o.push_str("        }\n    }\n\n    /// Writes the body at `version`.\n    pub fn encode(&self, buf: &mut impl BufMut, version: i16) -> Result<(), EncodeError> {\n        match *self {\n");
-        for (_, req, _) in &apis {
-            writeln!(
-                o,
-                "            {g}Self::{v}(ref body) => body.encode(buf, version),",
-                g = gate(req),
-                v = variant(req)
-            )
-            .ok();
-        }
-        o.push_str("        }\n    }\n\n    /// The size [`encode`](Self::encode) writes when it succeeds. Fails only for a version\n    /// the body lacks: values that cannot be written are refused by `encode`.\n    #[inline]\n    pub fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {\n        match *self {\n");
-        for (_, req, _) in &apis {
-            writeln!(
-                o,
-                "            {g}Self::{v}(ref body) => body.encoded_len(version),",
-                g = gate(req),
-                v = variant(req)
-            )
-            .ok();
-        }
-        o.push_str("        }\n    }\n}\n\n");
-    }
-    while o.ends_with("\n\n") {
-        o.pop();
-    }
-    Ok(o)
-}
-
-/// Test support: `ToJson` for every generated struct and a dispatcher by message name, so that
-/// golden vectors can be compared field by field with what independent implementations wrote.
-pub fn render_json(messages: &[Message]) -> String {
-    let mut o = String::from(
-        "//! Test support for every generated message: `ToJson`, golden-vector checks by message\n//! name, and `Random` values for round trips.\n//!\n\
-         //! Generated by `tools/codegen`; do not edit.\n\n\
-         use crate::json::{check, Checked, ToJson};\nuse crate::Declared;\nuse crate::random::{round_trip, Random, Rng};\nuse serde_json::{Map, Value};\n\n",
-    );
-    for msg in messages {
-        let module = snake_case(&msg.name);
-        let flexible = !msg.flexible.is_empty();
-        for s in &msg.structs {
-            writeln!(o, "impl ToJson for kafka_wire::messages::{module}::{} {{\n    fn to_json(&self) -> Value {{\n        let mut m = Map::new();", s.name).ok();
-            for f in &s.fields {
-                let ident = field_ident(&f.name);
-                let key = ident.trim_start_matches("r#");
-                writeln!(
-                    o,
-                    "        m.insert({key:?}.into(), self.{ident}.to_json());"
-                )
-                .ok();
-            }
-            if flexible {
-                o.push_str("        m.insert(\"_unknown_tagged_fields\".into(), self.unknown_tagged_fields.to_json());\n");
-            } else {
-                o.push_str("        m.insert(\"_unknown_tagged_fields\".into(), Value::Array(Vec::new()));\n");
-            }
-            o.push_str("        Value::Object(m)\n    }\n}\n\n");
-            render_random(&mut o, msg, &module, s);
-        }
-    }
-    o.push_str("/// Decodes `bytes` as the message named `name` at `version`; `None` for an unknown name.\npub fn check_by_name(name: &str, bytes: &[u8], version: i16) -> Option<Result<Checked, String>> {\n    Some(match name {\n");
-    for msg in messages {
-        writeln!(
-            o,
-            "        {:?} => check::<kafka_wire::messages::{}::{}>(bytes, version),",
-            msg.name,
-            snake_case(&msg.name),
-            msg.name
-        )
-        .ok();
-    }
-    o.push_str("        _ => return None,\n    })\n}\n\n");
-    o.push_str("/// Round-trips `cases` random values of every message at every version; the failures.\npub fn round_trip_every_message(cases: u64) -> Vec<String> {\n    let mut failures = Vec::new();\n");
-    for msg in messages {
-        writeln!(
-            o,
-            "    failures.extend(round_trip::<kafka_wire::messages::{}::{}>(cases));",
-            snake_case(&msg.name),
-            msg.name
-        )
-        .ok();
-    }
-    o.push_str("    failures\n}\n\n");
-    o.push_str("/// What every generated message declares: its metadata and each struct's fields.\npub fn declared_messages() -> Vec<Declared> {\n    use kafka_wire::{ApiMessage, Fields, Message};\n    vec![\n");
-    for msg in messages {
-        let module = snake_case(&msg.name);
-        let ty = format!("kafka_wire::messages::{module}::{}", msg.name);
-        let key = if msg.kind == "request" || msg.kind == "response" {
-            format!("Some(<{ty} as ApiMessage>::API_KEY)")
-        } else {
-            "None".to_owned()
-        };
-        writeln!(o, "        Declared {{\n            name: <{ty} as Message>::NAME,\n            api_key: {key},\n            versions: <{ty} as Message>::VERSIONS,\n            flexible: <{ty} as Message>::FLEXIBLE_VERSIONS,\n            structs: vec![").ok();
-        for s in &msg.structs {
-            writeln!(
-                o,
-                "                ({:?}, <kafka_wire::messages::{module}::{} as Fields>::FIELDS),",
-                s.name, s.name
-            )
-            .ok();
-        }
-        o.push_str("            ],\n        },\n");
-    }
-    o.push_str("    ]\n}\n");
-    o
-}
-
-/// The facts manifest: for every message, the metadata and field layout taken from the
-/// schemas, for the conformance test to compare with what the derive declares.
-pub fn render_facts(messages: &[Message]) -> Result<String, String> {
-    use serde_json::{json, Value};
-    let span = |set: &Versions| -> Result<Value, String> {
-        let (Some(a), Some(b)) = (set.first(), set.last()) else {
-            return Ok(Value::Null);
-        };
-        if set.len() != usize::try_from(b - a + 1).unwrap_or(0) {
-            return Err(format!("versions {set:?} are not contiguous"));
-        }
-        Ok(json!([a, b]))
-    };
-    let mut out = Vec::new();
-    for msg in messages {
-        let flexible: Versions = msg.flexible.intersection(&msg.versions).copied().collect();
-        let mut structs = Vec::new();
-        for s in &msg.structs {
-            let mut fields = Vec::new();
-            for f in &s.fields {
-                let ident = field_ident(&f.name);
-                fields.push(json!({
-                    "name": ident.trim_start_matches("r#"),
-                    "type": f.ty.schema_name(),
-                    "versions": span(&f.versions)?,
-                    "nullable": span(&f.nullable)?,
-                    "tag": f.tag,
-                    "tagged": span(&f.tagged)?,
-                    // null: no override; []: flexible in no version.
-                    "flexible": match &f.flexible {
-                        None => Value::Null,
-                        Some(set) if set.is_empty() => json!([]),
-                        Some(set) => span(set)?,
-                    },
-                    "default": f.default,
-                    "ignorable": f.ignorable,
-                }));
-            }
-            structs.push(json!({ "name": s.name, "fields": fields }));
-        }
-        out.push(json!({
-            "name": msg.name,
-            "kind": msg.kind,
-            "api_key": msg.api_key.filter(|_| msg.kind == "request" || msg.kind == "response"),
-            "versions": span(&msg.versions)?,
-            "flexible": span(&flexible)?,
-            "structs": structs,
-        }));
-    }
-    let mut text = String::from("[\n");
-    for (i, m) in out.iter().enumerate() {
-        let sep = if i + 1 < out.len() { "," } else { "" };
-        writeln!(
-            text,
-            "{}{sep}",
-            serde_json::to_string(m).map_err(|e| e.to_string())?
-        )
-        .ok();
-    }
-    text.push_str("]\n");
-    Ok(text)
-}
-
-/// `Random` for one struct: fields the version has get random values, the others keep their
-/// defaults; nullable fields are sometimes null where the version allows it.
-fn render_random(o: &mut String, msg: &Message, module: &str, s: &Struct) {
-    let cond = |set: &Versions| -> String {
-        match (set.first(), set.last()) {
-            (Some(a), Some(b)) => format!("(*{a}..={b}).contains(&v)").replace('*', ""),
-            _ => "false".to_owned(),
-        }
-    };
-    writeln!(o, "impl Random for kafka_wire::messages::{module}::{} {{\n    fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {{\n        let mut x = Self::default();", s.name).ok();
-    for f in &s.fields {
-        let ident = field_ident(&f.name);
-        if f.nullable.is_empty() {
-            writeln!(o, "        if {} {{\n            x.{ident} = Random::random(r, v, flexible);\n        }}", cond(&f.versions)).ok();
-        } else {
-            writeln!(o, "        if {} {{\n            x.{ident} = if {} && r.one_in(4) {{ None }} else {{ Some(Random::random(r, v, flexible)) }};\n        }}", cond(&f.versions), cond(&f.nullable)).ok();
-        }
-    }
-    if !msg.flexible.is_empty() {
-        o.push_str("        if flexible {\n            x.unknown_tagged_fields = r.unknown_tags();\n        }\n");
-    }
-    o.push_str("        x\n    }\n}\n\n");
-}
+/// Versions whose header is v0 whatever the flexible-version rule says, as Kafka's schemas
+/// state in their comments: `(message, versions)`.
+pub const HEADER_V0: &[(&str, &str)] = &[
+    // Request header v0, without a client id, exists only for ControlledShutdown v0.
+    ("ControlledShutdownRequest", "0"),
+    // A client whose ApiVersions request version the broker does not know must still read the
+    // answer: ApiVersions responses keep header v0 in every version (KIP-511).
+    ("ApiVersionsResponse", "0+"),
+];
 
 /// Formats `files` as `cargo fmt` would, so that generated sources are stable under it.
 pub fn rustfmt(files: &[std::path::PathBuf]) -> Result<(), String> {

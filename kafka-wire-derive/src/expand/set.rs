@@ -1,0 +1,213 @@
+//! `#[derive(ApiSet)]`: one `match` per operation; the API facts are constants read from the
+//! wrapped messages, and the rules only the compiler can check are constants that fail at the
+//! variant's type.
+
+use super::wrap;
+use crate::attr;
+use crate::ctxt::Ctxt;
+use crate::set::{self, Set, Side};
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+pub fn derive(input: &syn::DeriveInput) -> TokenStream {
+    let cx = Ctxt::new();
+    let container = attr::SetContainer::from_ast(&cx, &input.attrs);
+    let private = set::private_path(&container);
+    let set = Set::from_ast(&cx, input, container, private.clone());
+    match (cx.check(), set) {
+        (Ok(()), Some(set)) => wrap(expand_impls(&set)),
+        (Err(err), set) => {
+            let response_set = set.as_ref().and_then(|s| match &s.side {
+                Some(Side::Requests { response_set }) => Some(response_set.clone()),
+                _ => None,
+            });
+            let mut out = err.to_compile_error();
+            out.extend(wrap(fallback(input, &private, response_set.as_ref())));
+            out
+        }
+        // `from_ast` returns `None` only after recording an error.
+        (Ok(()), None) => TokenStream::new(),
+    }
+}
+
+/// Stub impls, so that uses of the set report nothing more while its errors are fixed.
+fn fallback(
+    input: &syn::DeriveInput,
+    p: &TokenStream,
+    response_set: Option<&syn::Path>,
+) -> TokenStream {
+    let ident = &input.ident;
+    let (impl_g, ty_g, where_g) = input.generics.split_for_impl();
+    let requests = response_set.map(|r| {
+        quote! {
+            impl #impl_g #p::RequestSet for #ident #ty_g #where_g {
+                type Responses = #r;
+            }
+        }
+    });
+    quote! {
+        impl #impl_g #p::ApiSet for #ident #ty_g #where_g {
+            const APIS: &'static [#p::ApiInfo] = &[];
+            fn api(&self) -> &'static #p::ApiInfo {
+                ::core::unreachable!()
+            }
+            fn decode(_: ::core::primitive::i16, _: &mut #p::Bytes, _: ::core::primitive::i16) -> ::core::result::Result<Self, #p::DecodeError> {
+                ::core::unreachable!()
+            }
+            fn encode(&self, _: &mut impl #p::BufMut, _: ::core::primitive::i16) -> ::core::result::Result<(), #p::EncodeError> {
+                ::core::unreachable!()
+            }
+            fn encoded_len(&self, _: ::core::primitive::i16) -> ::core::result::Result<::core::primitive::usize, #p::EncodeError> {
+                ::core::unreachable!()
+            }
+        }
+        #requests
+    }
+}
+
+/// `decode` and `encoded_len` are `#[inline]`, as the message derive's methods that are not
+/// generic: a set of every Kafka API then costs machine code only in the crates that use it.
+fn expand_impls(set: &Set) -> TokenStream {
+    let p = &set.private;
+    let ident = &set.input.ident;
+    let (side, side_impl) = match &set.side {
+        Some(Side::Requests { response_set }) => {
+            let bound = quote_spanned!(response_set.span()=> #response_set);
+            (
+                quote!(#p::Side::Request),
+                quote! {
+                    #[automatically_derived]
+                    impl #p::RequestSet for #ident {
+                        type Responses = #bound;
+                    }
+                },
+            )
+        }
+        _ => (
+            quote!(#p::Side::Response),
+            quote! {
+                #[automatically_derived]
+                impl #p::ResponseSet for #ident {}
+            },
+        ),
+    };
+    // The one place each variant's type is asked for its key, so that a type that is not an API
+    // message is one error at the variant.
+    let keys = set.variants.iter().enumerate().map(|(i, v)| {
+        let (ty, key) = (v.ty, key_const(i));
+        quote_spanned!(ty.span()=> const #key: ::core::primitive::i16 = <#ty as #p::ApiMessage>::API_KEY;)
+    });
+    let infos = set.variants.iter().enumerate().map(|(i, v)| {
+        let (ty, key) = (v.ty, key_const(i));
+        let name = &v.name;
+        let header_v0 = v.header_v0.to_tokens(p);
+        quote_spanned!(ty.span()=> #p::api_info::<#ty>(#key, #name, #header_v0, #side))
+    });
+    let apis = set.variants.iter().enumerate().map(|(i, v)| {
+        let variant = v.ident;
+        quote!(Self::#variant(_) => &<Self as #p::ApiSet>::APIS[#i],)
+    });
+    let decodes = set.variants.iter().enumerate().map(|(i, v)| {
+        let (variant, ty, key) = (v.ident, v.ty, key_const(i));
+        quote! {
+            #key => match <#ty as #p::Decode>::decode(__buf, __version) {
+                ::core::result::Result::Ok(__body) => ::core::result::Result::Ok(Self::#variant(__body)),
+                ::core::result::Result::Err(__e) => ::core::result::Result::Err(__e),
+            },
+        }
+    });
+    let per_body = |method: TokenStream| {
+        let arms = set.variants.iter().map(move |v| {
+            let variant = v.ident;
+            quote!(Self::#variant(ref __body) => #method,)
+        });
+        quote!(match *self { #(#arms)* })
+    };
+    let encode = per_body(quote!(#p::Encode::encode(__body, __buf, __version)));
+    let encoded_len = per_body(quote!(#p::Encode::encoded_len(__body, __version)));
+    let checks = checks(set);
+    quote! {
+        #(#keys)*
+
+        #[automatically_derived]
+        impl #p::ApiSet for #ident {
+            const APIS: &'static [#p::ApiInfo] = &[#(#infos),*];
+
+            #[inline]
+            fn api(&self) -> &'static #p::ApiInfo {
+                match *self { #(#apis)* }
+            }
+
+            #[inline]
+            fn decode(__key: ::core::primitive::i16, __buf: &mut #p::Bytes, __version: ::core::primitive::i16) -> ::core::result::Result<Self, #p::DecodeError> {
+                match __key {
+                    #(#decodes)*
+                    _ => ::core::result::Result::Err(#p::unknown_api_key(__key, __buf.len())),
+                }
+            }
+
+            fn encode(&self, __buf: &mut impl #p::BufMut, __version: ::core::primitive::i16) -> ::core::result::Result<(), #p::EncodeError> {
+                #encode
+            }
+
+            #[inline]
+            fn encoded_len(&self, __version: ::core::primitive::i16) -> ::core::result::Result<::core::primitive::usize, #p::EncodeError> {
+                #encoded_len
+            }
+        }
+
+        #side_impl
+
+        #checks
+    }
+}
+
+/// Constants that fail to evaluate, at the variant's type, when two variants share an API key
+/// or a request has no response in the response set; and at the response set when it answers
+/// an API the request set lacks.
+fn checks(set: &Set) -> TokenStream {
+    let p = &set.private;
+    let ident = &set.input.ident;
+    let mut out = TokenStream::new();
+    for (i, v) in set.variants.iter().enumerate().skip(1) {
+        let msg = format!(
+            "variant `{}` wraps a message with the API key of an earlier variant; each API appears once in a set",
+            v.ident
+        );
+        out.extend(quote_spanned! {v.ty.span()=>
+            const _: () = ::core::assert!(#p::key_is_new(<#ident as #p::ApiSet>::APIS, #i), #msg);
+        });
+    }
+    if let Some(Side::Requests { response_set }) = &set.side {
+        let responses = quote!(<#response_set as #p::ApiSet>::APIS);
+        for (i, v) in set.variants.iter().enumerate() {
+            let (ty, key) = (v.ty, key_const(i));
+            let msg = format!(
+                "the response set `{}` has no API with the key of variant `{}`",
+                path_name(response_set),
+                v.ident
+            );
+            out.extend(quote_spanned! {ty.span()=>
+                const _: () = ::core::assert!(#p::has_key(#responses, #key), #msg);
+            });
+        }
+        let msg = format!(
+            "the response set `{}` has an API that `{ident}` lacks; the two sets list the same APIs",
+            path_name(response_set)
+        );
+        out.extend(quote_spanned! {response_set.span()=>
+            const _: () = ::core::assert!(#p::keys_within(#responses, <#ident as #p::ApiSet>::APIS), #msg);
+        });
+    }
+    out
+}
+
+/// The constant holding the key of variant `i`.
+fn key_const(i: usize) -> syn::Ident {
+    quote::format_ident!("__KEY_{}", i)
+}
+
+fn path_name(path: &syn::Path) -> String {
+    quote!(#path).to_string().replace(' ', "")
+}

@@ -1,0 +1,263 @@
+//! The generator for a user's own schemas: one Rust file of messages, and API sets on request.
+
+use crate::merge::Message;
+use crate::render::{self, snake_case, Emit};
+use crate::schema::Kind;
+use crate::{merge_sets, Error, SchemaSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Writes messages from schemas in Kafka's JSON format into one Rust file, for a build script.
+///
+/// Each message becomes a module named after it (`ping_request`) holding its structs, the
+/// message re-exported beside the modules; with [`api_sets`](Self::api_sets), the two enums
+/// deriving `ApiSet` follow.
+#[derive(Debug, Clone)]
+pub struct Generator {
+    schema_dirs: Vec<PathBuf>,
+    out_dir: Option<PathBuf>,
+    file_name: String,
+    crate_path: String,
+    api_sets: Option<(String, String)>,
+    kafka_apis: Vec<String>,
+    rustfmt: bool,
+}
+
+/// What [`Generator::generate`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Generated {
+    /// The file written.
+    pub path: PathBuf,
+    /// The messages in it, by name.
+    pub messages: Vec<String>,
+}
+
+impl Default for Generator {
+    fn default() -> Self {
+        Generator::new()
+    }
+}
+
+impl Generator {
+    /// A generator writing `messages.rs` into `$OUT_DIR`, naming the runtime `kafka_wire`.
+    pub fn new() -> Self {
+        Generator {
+            schema_dirs: Vec::new(),
+            out_dir: None,
+            file_name: "messages.rs".into(),
+            crate_path: "kafka_wire".into(),
+            api_sets: None,
+            kafka_apis: Vec::new(),
+            rustfmt: true,
+        }
+    }
+
+    /// A folder of schemas (or one schema file). Several folders are releases, oldest first.
+    pub fn schema_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.schema_dirs.push(dir.into());
+        self
+    }
+
+    /// Where the file goes; `$OUT_DIR` by default.
+    pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// The file's name; `messages.rs` by default.
+    pub fn file_name(mut self, name: impl Into<String>) -> Self {
+        self.file_name = name.into();
+        self
+    }
+
+    /// How the generated code names kafka-wire: `kafka_wire` by default; the name of a renamed
+    /// dependency (`kw`) or a path through a facade (`my_facade::kafka_wire`).
+    pub fn crate_path(mut self, path: impl Into<String>) -> Self {
+        self.crate_path = path.into();
+        self
+    }
+
+    /// Also writes a request set and a response set with these names, one variant per API of
+    /// the schemas (the request's name less `Request`).
+    pub fn api_sets(mut self, requests: impl Into<String>, responses: impl Into<String>) -> Self {
+        self.api_sets = Some((requests.into(), responses.into()));
+        self
+    }
+
+    /// Adds one of Kafka's APIs, by name (`ApiVersions`), to the API sets, with kafka-wire's
+    /// messages for it.
+    pub fn kafka_api(mut self, name: impl Into<String>) -> Self {
+        self.kafka_apis.push(name.into());
+        self
+    }
+
+    /// Whether to format the file with `rustfmt` when it is installed (the default).
+    pub fn rustfmt(mut self, on: bool) -> Self {
+        self.rustfmt = on;
+        self
+    }
+
+    /// Reads, merges and writes. In a build script (where `OUT_DIR` is set), also tells cargo
+    /// to run it again when a schema file changes.
+    pub fn generate(&self) -> Result<Generated, Error> {
+        if self.schema_dirs.is_empty() {
+            return Err(Error::one("no schema folder given"));
+        }
+        let out_dir = match &self.out_dir {
+            Some(d) => d.clone(),
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or_else(|| {
+                    Error::one("no output folder: give one, or run in a build script")
+                })?,
+        };
+        let mut sets = Vec::new();
+        for dir in &self.schema_dirs {
+            sets.push(SchemaSet::load(dir)?);
+        }
+        if std::env::var_os("OUT_DIR").is_some() {
+            for dir in &self.schema_dirs {
+                println!("cargo:rerun-if-changed={}", dir.display());
+            }
+            for file in sets.iter().flat_map(|s| &s.files) {
+                println!("cargo:rerun-if-changed={}", file.display());
+            }
+        }
+        let messages = merge_sets(&sets)?;
+        let mut text = self.render(&messages).map_err(Error::one)?;
+        if self.rustfmt {
+            text = format_if_installed(text)?;
+        }
+        std::fs::create_dir_all(&out_dir)
+            .map_err(|e| Error::one(format!("{}: {e}", out_dir.display())))?;
+        let path = out_dir.join(&self.file_name);
+        write_if_changed(&path, &text)?;
+        Ok(Generated {
+            path,
+            messages: messages.iter().map(|m| m.name.clone()).collect(),
+        })
+    }
+
+    fn render(&self, messages: &[Message]) -> Result<String, String> {
+        let emit = Emit {
+            krate: Some(&self.crate_path),
+        };
+        let mut o = String::from(
+            "// Generated by `kafka-wire-codegen` from message schemas in Kafka's JSON format; do not edit.\n\n",
+        );
+        for msg in messages {
+            let text = render::render(msg, &emit)?;
+            writeln!(o, "pub mod {} {{\n{text}\n}}\n", snake_case(&msg.name)).ok();
+        }
+        for msg in messages {
+            writeln!(o, "pub use self::{}::{};", snake_case(&msg.name), msg.name).ok();
+        }
+        if let Some((requests, responses)) = &self.api_sets {
+            o.push('\n');
+            o.push_str(&self.render_sets(messages, requests, responses)?);
+        }
+        Ok(o)
+    }
+
+    /// The request and the response set: the schemas' APIs by key, then Kafka's.
+    fn render_sets(
+        &self,
+        messages: &[Message],
+        requests: &str,
+        responses: &str,
+    ) -> Result<String, String> {
+        let k = &self.crate_path;
+        let crate_attr = Emit { krate: Some(k) }
+            .crate_attr()
+            .map_or(String::new(), |c| format!("{c}, "));
+        let mut apis: Vec<(i16, &Message, &Message)> = Vec::new();
+        for req in messages.iter().filter(|m| m.kind == Kind::Request) {
+            let key = req
+                .api_key
+                .ok_or_else(|| format!("{}: request without apiKey", req.name))?;
+            let resp = messages
+                .iter()
+                .find(|m| m.kind == Kind::Response && m.api_key == Some(key))
+                .ok_or_else(|| format!("{}: no response schema with apiKey {key}", req.name))?;
+            apis.push((key, req, resp));
+        }
+        apis.sort_by_key(|(key, _, _)| *key);
+        let mut o = String::new();
+        for (set, side, attr) in [
+            (
+                requests,
+                "Request",
+                format!("requests, response_set = {responses}"),
+            ),
+            (responses, "Response", "responses".to_owned()),
+        ] {
+            writeln!(
+                o,
+                "/// The {}s of these schemas{}.\n#[derive(Debug, Clone, PartialEq, {k}::ApiSet)]\n#[kafka({crate_attr}{attr})]\npub enum {set} {{",
+                side.to_lowercase(),
+                if self.kafka_apis.is_empty() { "" } else { " and Kafka's APIs beside them" },
+            )
+            .ok();
+            for (key, req, resp) in &apis {
+                let m = if side == "Request" { req } else { resp };
+                let variant = req.name.trim_end_matches("Request");
+                writeln!(
+                    o,
+                    "    /// API key {key}: [`{}`].\n    {variant}({}),",
+                    m.name, m.name
+                )
+                .ok();
+            }
+            for api in &self.kafka_apis {
+                let message = format!("{api}{side}");
+                writeln!(o, "    /// Kafka's {api}.").ok();
+                if let Some((_, v0)) = render::HEADER_V0.iter().find(|(m, _)| *m == message) {
+                    writeln!(o, "    #[kafka(header_v0 = \"{v0}\")]").ok();
+                }
+                writeln!(o, "    {api}({k}::messages::{message}),").ok();
+            }
+            o.push_str("}\n\n");
+        }
+        Ok(o)
+    }
+}
+
+/// Leaves the file alone when it already holds `text`, so that cargo does not rebuild.
+fn write_if_changed(path: &Path, text: &str) -> Result<(), Error> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return Ok(());
+    }
+    std::fs::write(path, text).map_err(|e| Error::one(format!("{}: {e}", path.display())))
+}
+
+/// `text` formatted by `rustfmt`; a machine without it keeps the text as it is, which compiles
+/// the same.
+fn format_if_installed(text: String) -> Result<String, Error> {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let child = Command::new("rustfmt")
+        .args(["--edition", "2021", "--emit", "stdout"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(child) => child,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(text),
+        Err(e) => return Err(Error::one(format!("rustfmt: {e}"))),
+    };
+    let fail = |e: std::io::Error| Error::one(format!("rustfmt: {e}"));
+    child
+        .stdin
+        .take()
+        .ok_or_else(|| Error::one("rustfmt: no input"))?
+        .write_all(text.as_bytes())
+        .map_err(fail)?;
+    let out = child.wait_with_output().map_err(fail)?;
+    if !out.status.success() {
+        return Err(Error::one(format!(
+            "rustfmt could not format the output: {}",
+            out.status
+        )));
+    }
+    String::from_utf8(out.stdout).map_err(|e| Error::one(format!("rustfmt: {e}")))
+}
