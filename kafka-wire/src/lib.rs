@@ -48,6 +48,7 @@ extern crate self as kafka_wire;
 pub mod attributes;
 pub mod codec;
 mod error;
+mod error_code;
 mod fields;
 pub mod frame;
 pub mod messages;
@@ -65,6 +66,7 @@ mod version;
 pub mod __private;
 
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+pub use crate::error_code::ErrorCode;
 pub use crate::fields::{DefaultInfo, FieldInfo, Fields};
 pub use crate::primitives::varint;
 pub use crate::tagged::{RawTaggedField, UnknownTaggedFields};
