@@ -39,6 +39,9 @@
 //! The attribute vocabulary is in [`attributes`]; the messages of the protocol are in
 //! [`messages`].
 #![forbid(unsafe_code)]
+// docs.rs builds with `--cfg docsrs` on nightly, where `doc_cfg` marks each item with the
+// features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 extern crate alloc;
