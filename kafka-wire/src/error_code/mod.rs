@@ -37,7 +37,8 @@ use core::fmt;
 ///   one a protocol whose codes keep growing needs anyway.
 ///
 /// Codes this version does not know have no name and are not retriable, as in Kafka's Java
-/// client, which reads an unknown code as `UNKNOWN_SERVER_ERROR`.
+/// client, which reads an unknown code as `UNKNOWN_SERVER_ERROR`. The default is
+/// [`ErrorCode::NONE`], the value a response's `error_code` field starts at.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(transparent)]
 pub struct ErrorCode(i16);
