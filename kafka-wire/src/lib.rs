@@ -40,6 +40,9 @@
 //! [`messages`]. Enums of request or response bodies, Kafka's and an application's own, derive
 //! [`ApiSet`] and are read and written by API key and version ([`api`], [`frame`]).
 #![forbid(unsafe_code)]
+// docs.rs builds with `--cfg docsrs` on nightly, where `doc_cfg` marks each item with the
+// features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 extern crate alloc;
@@ -50,6 +53,7 @@ pub mod api;
 pub mod attributes;
 pub mod codec;
 mod error;
+mod error_code;
 mod fields;
 pub mod frame;
 pub mod messages;
@@ -68,6 +72,7 @@ pub mod __private;
 
 pub use crate::api::ApiSet;
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+pub use crate::error_code::ErrorCode;
 pub use crate::fields::{DefaultInfo, FieldInfo, Fields};
 pub use crate::primitives::varint;
 pub use crate::tagged::{RawTaggedField, UnknownTaggedFields};

@@ -1,28 +1,45 @@
-//! The Kafka error codes this broker answers with (the numbers are Kafka's).
+//! The Kafka error codes this broker answers with, as the `i16` that response fields hold.
+//!
+//! Each is [`ErrorCode`]'s constant of the same name: no number is written here. Code that
+//! reads an error code rather than writing one matches on [`ErrorCode`] itself.
 
-pub const NONE: i16 = 0;
-pub const OFFSET_OUT_OF_RANGE: i16 = 1;
-pub const CORRUPT_MESSAGE: i16 = 2;
-pub const UNKNOWN_TOPIC_OR_PARTITION: i16 = 3;
-pub const LEADER_NOT_AVAILABLE: i16 = 5;
-pub const NOT_LEADER_OR_FOLLOWER: i16 = 6;
-pub const COORDINATOR_NOT_AVAILABLE: i16 = 15;
-pub const NOT_COORDINATOR: i16 = 16;
-pub const INVALID_REQUIRED_ACKS: i16 = 21;
-pub const CLUSTER_AUTHORIZATION_FAILED: i16 = 31;
-pub const UNSUPPORTED_VERSION: i16 = 35;
-pub const INVALID_REQUEST: i16 = 42;
-pub const OUT_OF_ORDER_SEQUENCE_NUMBER: i16 = 45;
-pub const DUPLICATE_SEQUENCE_NUMBER: i16 = 46;
-pub const INVALID_PRODUCER_EPOCH: i16 = 47;
-pub const INVALID_TXN_STATE: i16 = 48;
-pub const INVALID_PRODUCER_ID_MAPPING: i16 = 49;
-pub const INVALID_TRANSACTION_TIMEOUT: i16 = 50;
-pub const CONCURRENT_TRANSACTIONS: i16 = 51;
-pub const TRANSACTION_COORDINATOR_FENCED: i16 = 52;
-pub const OPERATION_NOT_ATTEMPTED: i16 = 55;
-pub const KAFKA_STORAGE_ERROR: i16 = 56;
-pub const UNKNOWN_PRODUCER_ID: i16 = 59;
-pub const UNSUPPORTED_COMPRESSION_TYPE: i16 = 76;
-pub const INVALID_RECORD: i16 = 87;
-pub const PRODUCER_FENCED: i16 = 90;
+pub use kafka_wire::ErrorCode;
+
+/// `pub const NAME: i16` for each `ErrorCode::NAME`.
+macro_rules! field_codes {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[doc = concat!("[`ErrorCode::", stringify!($name), "`], as a response field holds it.")]
+            pub const $name: i16 = ErrorCode::$name.code();
+        )*
+    };
+}
+
+field_codes!(
+    NONE,
+    OFFSET_OUT_OF_RANGE,
+    CORRUPT_MESSAGE,
+    UNKNOWN_TOPIC_OR_PARTITION,
+    LEADER_NOT_AVAILABLE,
+    NOT_LEADER_OR_FOLLOWER,
+    COORDINATOR_NOT_AVAILABLE,
+    NOT_COORDINATOR,
+    INVALID_REQUIRED_ACKS,
+    CLUSTER_AUTHORIZATION_FAILED,
+    UNSUPPORTED_VERSION,
+    INVALID_REQUEST,
+    OUT_OF_ORDER_SEQUENCE_NUMBER,
+    DUPLICATE_SEQUENCE_NUMBER,
+    INVALID_PRODUCER_EPOCH,
+    INVALID_TXN_STATE,
+    INVALID_PRODUCER_ID_MAPPING,
+    INVALID_TRANSACTION_TIMEOUT,
+    CONCURRENT_TRANSACTIONS,
+    TRANSACTION_COORDINATOR_FENCED,
+    OPERATION_NOT_ATTEMPTED,
+    KAFKA_STORAGE_ERROR,
+    UNKNOWN_PRODUCER_ID,
+    UNSUPPORTED_COMPRESSION_TYPE,
+    INVALID_RECORD,
+    PRODUCER_FENCED,
+);

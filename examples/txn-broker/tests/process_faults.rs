@@ -19,6 +19,7 @@ use kafka_wire::messages::{
     AddPartitionsToTxnRequest, EndTxnRequest, InitProducerIdRequest, ProduceRequest,
 };
 use kafka_wire::records::{ControlRecordType, Record, RecordBatchBuilder, RecordsReader};
+use kafka_wire::ErrorCode;
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -27,7 +28,6 @@ use std::sync::mpsc::{self, Receiver};
 use std::thread;
 use std::time::{Duration, Instant};
 use txn_broker::cluster::{Cluster, TopicPartition};
-use txn_broker::errors;
 use txn_broker::server::{write_cluster, Client};
 
 const EXE: &str = env!("CARGO_BIN_EXE_txn-broker");
@@ -244,19 +244,18 @@ impl Harness {
     }
 }
 
-/// Retries `call` while the coordinator answers CONCURRENT_TRANSACTIONS (or is not there
-/// yet), as a client does; returns the first other error code and the answer.
-fn retrying<T>(what: &str, mut call: impl FnMut() -> (i16, T)) -> (i16, T) {
+/// Retries `call` while the error code is one Kafka's clients retry (the coordinator busy
+/// with another operation on the transaction, or not there yet), as a client does; returns the
+/// first other error code and the answer.
+fn retrying<T>(what: &str, mut call: impl FnMut() -> (i16, T)) -> (ErrorCode, T) {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let (code, answer) = call();
-        let retriable = code == errors::CONCURRENT_TRANSACTIONS
-            || code == errors::COORDINATOR_NOT_AVAILABLE
-            || code == errors::NOT_COORDINATOR;
-        if !retriable || Instant::now() > deadline {
+        let code = ErrorCode::from(code);
+        if !code.is_retriable() || Instant::now() > deadline {
             return (code, answer);
         }
-        eprintln!("{what}: error {code}, retrying");
+        eprintln!("{what}: {code}, retrying");
         thread::sleep(Duration::from_millis(100));
     }
 }
@@ -281,7 +280,7 @@ fn commit_one_transaction(h: &Harness) -> (i64, i16) {
             other => panic!("InitProducerId: {other:?}"),
         }
     });
-    assert_eq!(code, errors::NONE, "InitProducerId");
+    assert_eq!(code, ErrorCode::NONE, "InitProducerId");
     assert!(
         producer_id >= 0 && epoch >= 0,
         "producer {producer_id} epoch {epoch}"
@@ -309,8 +308,12 @@ fn commit_one_transaction(h: &Harness) -> (i64, i16) {
             .filter(|t| &*t.name == TOPIC)
             .flat_map(|t| &t.results_by_partition)
             .find(|r| r.partition_index == p)
-            .map(|r| r.partition_error_code);
-        assert_eq!(code, Some(errors::NONE), "AddPartitionsToTxn {TOPIC}-{p}");
+            .map(|r| ErrorCode::from(r.partition_error_code));
+        assert_eq!(
+            code,
+            Some(ErrorCode::NONE),
+            "AddPartitionsToTxn {TOPIC}-{p}"
+        );
     }
 
     for p in 0..PARTITIONS {
@@ -351,8 +354,8 @@ fn commit_one_transaction(h: &Harness) -> (i64, i16) {
             .iter()
             .flat_map(|t| &t.partition_responses)
             .find(|r| r.index == p)
-            .map(|r| r.error_code);
-        assert_eq!(code, Some(errors::NONE), "Produce {TOPIC}-{p}");
+            .map(|r| ErrorCode::from(r.error_code));
+        assert_eq!(code, Some(ErrorCode::NONE), "Produce {TOPIC}-{p}");
     }
 
     let (code, ()) = retrying("EndTxn", || {
@@ -368,7 +371,7 @@ fn commit_one_transaction(h: &Harness) -> (i64, i16) {
             other => panic!("EndTxn: {other:?}"),
         }
     });
-    assert_eq!(code, errors::NONE, "EndTxn commit");
+    assert_eq!(code, ErrorCode::NONE, "EndTxn commit");
     (producer_id, epoch)
 }
 

@@ -49,10 +49,9 @@ use kafka_wire::messages::{
     ProduceRequest, WriteTxnMarkersRequest, WriteTxnMarkersResponse,
 };
 use kafka_wire::records::{Record, RecordBatch, RecordBatchBuilder, RecordsReader};
-use kafka_wire::{Decode, Encode, KafkaString, Records};
+use kafka_wire::{Decode, Encode, ErrorCode, KafkaString, Records};
 use txn_broker::cluster::{BrokerId, Cluster, TopicPartition};
 use txn_broker::coordinator::{Coordinator, MarkerSend, TxnState, MAX_TRANSACTION_TIMEOUT_MS};
-use txn_broker::errors;
 use txn_broker::leader::{Leaders, Listener};
 use txn_broker::storage::{MemStorage, Storage};
 use txn_broker::txn_log::TXN_LOG_FILE;
@@ -442,8 +441,11 @@ fn read_partition(
             .first()
             .and_then(|t| t.partitions.first())
             .ok_or_else(|| format!("{tp}: fetch answered without the partition"))?;
-        if p.error_code != errors::NONE {
-            return Err(format!("{tp}: fetch at {offset} answered {}", p.error_code));
+        if p.error_code != ErrorCode::NONE {
+            return Err(format!(
+                "{tp}: fetch at {offset} answered {}",
+                ErrorCode::from(p.error_code)
+            ));
         }
         let bytes = p.records.clone().unwrap_or_default().into_bytes();
         if bytes.is_empty() {
@@ -844,9 +846,9 @@ impl Sim {
         };
         let resp = self.coord.init_producer_id(&req, INIT_VERSION, self.now);
         if c.zombie {
-            match resp.error_code {
-                errors::CONCURRENT_TRANSACTIONS => self.later(c),
-                errors::PRODUCER_FENCED => {
+            match ErrorCode::from(resp.error_code) {
+                ErrorCode::CONCURRENT_TRANSACTIONS => self.later(c),
+                ErrorCode::PRODUCER_FENCED => {
                     self.stats.zombie_writes_fenced += 1;
                     c.phase = Phase::End;
                 }
@@ -859,8 +861,8 @@ impl Sim {
             }
             return Ok(());
         }
-        match resp.error_code {
-            errors::NONE => {
+        match ErrorCode::from(resp.error_code) {
+            ErrorCode::NONE => {
                 c.pid = resp.producer_id;
                 c.epoch = resp.producer_epoch;
                 c.seqs.clear();
@@ -873,7 +875,7 @@ impl Sim {
                     c.phase = Phase::Done;
                 }
             }
-            errors::CONCURRENT_TRANSACTIONS => self.later(c),
+            ErrorCode::CONCURRENT_TRANSACTIONS => self.later(c),
             code => return Err(format!("{id}: InitProducerId answered {code}")),
         }
         Ok(())
@@ -903,12 +905,12 @@ impl Sim {
         if codes.len() != c.to_add.len() || codes.iter().any(|&x| x != codes[0]) {
             return Err(format!("{id}: AddPartitionsToTxn answered {codes:?}"));
         }
-        match codes[0] {
-            errors::NONE if c.zombie => Err(format!(
+        match ErrorCode::from(codes[0]) {
+            ErrorCode::NONE if c.zombie => Err(format!(
                 "{id}: zombie incarnation {} had AddPartitionsToTxn accepted after it was fenced",
                 c.incarnation
             )),
-            errors::NONE => {
+            ErrorCode::NONE => {
                 if c.txn.is_none() {
                     // The first partitions of a transaction: it begins at the coordinator.
                     if let Some(prev) = self.active[c.producer] {
@@ -935,11 +937,11 @@ impl Sim {
                 c.phase = Phase::Produce;
                 Ok(())
             }
-            errors::CONCURRENT_TRANSACTIONS if !c.zombie => {
+            ErrorCode::CONCURRENT_TRANSACTIONS if !c.zombie => {
                 self.later(c);
                 Ok(())
             }
-            errors::PRODUCER_FENCED if c.zombie => {
+            ErrorCode::PRODUCER_FENCED if c.zombie => {
                 self.stats.zombie_writes_fenced += 1;
                 c.phase = Phase::Done;
                 Ok(())
@@ -1007,15 +1009,15 @@ impl Sim {
             // The answer was lost; the client sends the same batch again.
             self.stats.produce_retries += 1;
             let again = answer(&l.produce(&req, PRODUCE_VERSION));
-            if got.0 == errors::NONE && again != got {
+            if got.0 == ErrorCode::NONE && again != got {
                 return Err(format!(
                     "{id}: retried batch at {tp} answered {again:?}, the first try {got:?}"
                 ));
             }
             got = again;
         }
-        match got.0 {
-            errors::NONE => {
+        match ErrorCode::from(got.0) {
+            ErrorCode::NONE => {
                 if c.zombie {
                     if self.initialised[c.producer] > c.incarnation {
                         return Err(format!(
@@ -1036,7 +1038,7 @@ impl Sim {
                 c.seqs.insert(tp, (c.epoch, seq + n));
                 c.batches_left -= 1;
             }
-            errors::INVALID_PRODUCER_EPOCH if c.zombie => {
+            ErrorCode::INVALID_PRODUCER_EPOCH if c.zombie => {
                 self.stats.zombie_writes_fenced += 1;
                 c.refused.insert(tp);
                 c.batches_left -= 1;
@@ -1068,14 +1070,14 @@ impl Sim {
         let req = wire(&req, version, "EndTxnRequest")?;
         let resp: EndTxnResponse = self.coord.end_txn(&req, version, self.now);
         let resp = wire(&resp, version, "EndTxnResponse")?;
-        match resp.error_code {
-            errors::NONE if c.zombie => {
+        match ErrorCode::from(resp.error_code) {
+            ErrorCode::NONE if c.zombie => {
                 return Err(format!(
                     "{id}: zombie incarnation {} had EndTxn v{version} (commit={}) accepted after it was fenced: {resp:?}",
                     c.incarnation, c.commit
                 ));
             }
-            errors::NONE => {
+            ErrorCode::NONE => {
                 let uid = c.txn.take().expect("a transaction to end");
                 self.txns[uid].requested = Some(c.commit);
                 if c.tv2 {
@@ -1095,8 +1097,8 @@ impl Sim {
                     c.phase = Phase::Done;
                 }
             }
-            errors::CONCURRENT_TRANSACTIONS if c.zombie => self.later(c),
-            errors::PRODUCER_FENCED | errors::INVALID_TXN_STATE if c.zombie => {
+            ErrorCode::CONCURRENT_TRANSACTIONS if c.zombie => self.later(c),
+            ErrorCode::PRODUCER_FENCED | ErrorCode::INVALID_TXN_STATE if c.zombie => {
                 self.stats.zombie_writes_fenced += 1;
                 c.phase = Phase::Done;
             }
@@ -1421,14 +1423,16 @@ impl Sim {
         for (m, r) in req.markers.iter().zip(&resp.markers) {
             for t in &r.topics {
                 for p in &t.partitions {
-                    match p.error_code {
-                        errors::TRANSACTION_COORDINATOR_FENCED if deposed => {
+                    match ErrorCode::from(p.error_code) {
+                        ErrorCode::TRANSACTION_COORDINATOR_FENCED if deposed => {
                             self.stats.deposed_fenced += 1
                         }
-                        errors::TRANSACTION_COORDINATOR_FENCED if !current => {
+                        ErrorCode::TRANSACTION_COORDINATOR_FENCED if !current => {
                             self.stats.stale_fenced += 1
                         }
-                        errors::INVALID_PRODUCER_EPOCH if !reply && m.transaction_version >= 2 => {
+                        ErrorCode::INVALID_PRODUCER_EPOCH
+                            if !reply && m.transaction_version >= 2 =>
+                        {
                             self.stats.late_tv2_refused += 1
                         }
                         _ => {}
@@ -1478,7 +1482,7 @@ impl Sim {
                 r.markers.iter().any(|m| {
                     m.topics
                         .iter()
-                        .any(|t| t.partitions.iter().any(|p| p.error_code == errors::NONE))
+                        .any(|t| t.partitions.iter().any(|p| p.error_code == ErrorCode::NONE))
                 })
             });
             if to_current
@@ -1951,7 +1955,7 @@ impl LateMarker {
             ..Default::default()
         };
         let resp = coord.init_producer_id(&req, INIT_VERSION, 1_000);
-        assert_eq!(resp.error_code, errors::NONE);
+        assert_eq!(ErrorCode::from(resp.error_code), ErrorCode::NONE);
         LateMarker {
             cluster,
             tp: TopicPartition::new("t", 0),
@@ -1983,7 +1987,7 @@ impl LateMarker {
             .add_partitions_to_txn(&req, ADD_VERSION, &self.cluster, self.now);
         assert_eq!(
             resp.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code,
-            errors::NONE
+            ErrorCode::NONE
         );
         let records = RecordBatchBuilder::new()
             .transactional(true)
@@ -1997,7 +2001,7 @@ impl LateMarker {
             .produce(&produce_request(&self.tp, records), PRODUCE_VERSION);
         assert_eq!(
             resp.responses[0].partition_responses[0].error_code,
-            errors::NONE
+            ErrorCode::NONE
         );
     }
 
@@ -2012,7 +2016,7 @@ impl LateMarker {
             ..Default::default()
         };
         let resp = self.coord.end_txn(&req, self.end_version, self.now);
-        assert_eq!(resp.error_code, errors::NONE);
+        assert_eq!(ErrorCode::from(resp.error_code), ErrorCode::NONE);
         if self.end_version >= TV2_END_VERSION {
             assert!(resp.producer_epoch > self.epoch);
             self.epoch = resp.producer_epoch;
@@ -2024,7 +2028,7 @@ impl LateMarker {
         let resp = self.deliver(version, &bytes);
         assert_eq!(
             resp.markers[0].topics[0].partitions[0].error_code,
-            errors::NONE
+            ErrorCode::NONE
         );
         self.coord
             .on_marker_result(sends[0].id, Some(&resp), self.now);
@@ -2072,7 +2076,7 @@ fn tv2_late_marker_after_the_next_transaction_began_is_refused() {
     let resp = s.deliver(version, &late);
     assert_eq!(
         resp.markers[0].topics[0].partitions[0].error_code,
-        errors::INVALID_PRODUCER_EPOCH
+        ErrorCode::INVALID_PRODUCER_EPOCH
     );
     assert_eq!(s.log().len(), before, "the late marker appended nothing");
     s.end(false);
@@ -2097,7 +2101,7 @@ fn tv1_late_marker_is_not_fenced() {
     let resp = s.deliver(version, &late);
     assert_eq!(
         resp.markers[0].topics[0].partitions[0].error_code,
-        errors::NONE
+        ErrorCode::NONE
     );
     let log = s.log();
     assert_eq!(log.len(), before + 1, "the late marker was appended");
