@@ -21,12 +21,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 topics: vec![
                     WritableTxnMarkerTopic {
                         name: KafkaString::from_static("orders"),
-                        partition_indexes: vec![0, 2, 5],
+                        partition_indexes: vec![0, 2, 5].into(),
                         ..Default::default()
                     },
                     WritableTxnMarkerTopic {
                         name: KafkaString::from_static("payments"),
-                        partition_indexes: vec![1],
+                        partition_indexes: vec![1].into(),
                         ..Default::default()
                     },
                 ],
@@ -40,7 +40,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 transaction_result: false,
                 topics: vec![WritableTxnMarkerTopic {
                     name: KafkaString::from_static("orders"),
-                    partition_indexes: vec![7],
+                    partition_indexes: vec![7].into(),
                     ..Default::default()
                 }],
                 coordinator_epoch: 12,

@@ -49,7 +49,7 @@ fn request(version: i16) -> impl Strategy<Value = WriteTxnMarkersRequest> {
     let topic = (kstring(), vec(any::<i32>(), 0..5), unknown_tags(flexible)).prop_map(
         |(name, partition_indexes, unknown_tagged_fields)| WritableTxnMarkerTopic {
             name,
-            partition_indexes,
+            partition_indexes: partition_indexes.into(),
             unknown_tagged_fields,
         },
     );

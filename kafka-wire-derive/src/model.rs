@@ -21,7 +21,7 @@ pub enum Kind {
     Str,
     /// `Bytes` or `Records`.
     Bytes,
-    /// `Vec<T>`.
+    /// `Vec<T>` or `IntArray<T>`.
     Array,
     /// Any other path: a struct deriving `KafkaMessage` or a type implementing `Codec`.
     Struct,
@@ -60,7 +60,7 @@ const UNSUPPORTED: &[&str] = &[
 
 const SUPPORTED: &str =
     "expected `bool`, `i8`, `i16`, `u16`, `i32`, `u32`, `i64`, `f64`, `String`, \
-`KafkaString`, `Bytes`, `Records`, `Uuid`, `Vec<T>`, `Option<T>` or a struct";
+`KafkaString`, `Bytes`, `Records`, `Uuid`, `Vec<T>`, `IntArray<T>`, `Option<T>` or a struct";
 
 /// A field type: its kind, and the type inside `Option` if any.
 pub struct FieldType<'a> {
@@ -154,6 +154,16 @@ fn kind_of(ty: &syn::Type) -> syn::Result<Kind> {
             }
             Kind::Array
         }
+        "IntArray" => match only_type_arg(seg) {
+            Some(elem) if matches!(kind_of(elem), Ok(Kind::Int { .. })) => Kind::Array,
+            Some(elem) => {
+                return Err(syn::Error::new_spanned(
+                    elem,
+                    "`IntArray` holds integers (`i8`, `i16`, `u16`, `i32`, `u32`, `i64`); use `Vec<T>` for other elements",
+                ))
+            }
+            None => return Err(unsupported(ty)),
+        },
         n if UNSUPPORTED.contains(&n) => return Err(unsupported(ty)),
         _ if !seg.arguments.is_none() => return Err(unsupported(ty)),
         _ => Kind::Struct,

@@ -73,8 +73,9 @@
 //! The set-level and variant-level attributes are described in
 //! [`attributes`](crate::attributes#api-sets).
 
+use crate::codec::Sink;
 use crate::{DecodeError, EncodeError, VersionRange};
-use bytes::{BufMut, Bytes};
+use bytes::Bytes;
 use core::fmt;
 
 /// Which way a message travels: the header version rule differs between the two.
@@ -217,7 +218,7 @@ pub trait ApiSet: Sized {
     fn decode(key: i16, buf: &mut Bytes, version: i16) -> Result<Self, DecodeError>;
 
     /// Writes the body at `version`. On error, `buf` may hold part of it.
-    fn encode(&self, buf: &mut impl BufMut, version: i16) -> Result<(), EncodeError>;
+    fn encode(&self, buf: &mut impl Sink, version: i16) -> Result<(), EncodeError>;
 
     /// The size [`encode`](Self::encode) writes when it succeeds; fails only for a version
     /// the message lacks (as [`Encode::encoded_len`](crate::Encode::encoded_len)).

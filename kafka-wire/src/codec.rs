@@ -44,6 +44,101 @@ impl Ctx {
     }
 }
 
+/// Where encoders write: any [`BufMut`] (a `BytesMut`, a `Vec<u8>`, ...), or a
+/// [`Segments`](crate::Segments) list that takes large byte fields by reference instead of
+/// copying them.
+///
+/// The methods are those of `BufMut` that encoders use, plus [`put_shared`](Self::put_shared)
+/// for bytes held in a [`Bytes`]: a `BufMut` copies them, `Segments` may keep a reference.
+pub trait Sink {
+    /// Writes a byte.
+    fn put_u8(&mut self, n: u8);
+    /// Writes bytes.
+    fn put_slice(&mut self, src: &[u8]);
+
+    /// Writes bytes held in a [`Bytes`]; by default, a copy.
+    #[inline]
+    fn put_shared(&mut self, src: &Bytes) {
+        self.put_slice(src);
+    }
+
+    /// Writes a big-endian `i8`.
+    #[inline]
+    fn put_i8(&mut self, n: i8) {
+        self.put_u8(n as u8);
+    }
+    /// Writes a big-endian `i16`.
+    #[inline]
+    fn put_i16(&mut self, n: i16) {
+        self.put_slice(&n.to_be_bytes());
+    }
+    /// Writes a big-endian `u16`.
+    #[inline]
+    fn put_u16(&mut self, n: u16) {
+        self.put_slice(&n.to_be_bytes());
+    }
+    /// Writes a big-endian `i32`.
+    #[inline]
+    fn put_i32(&mut self, n: i32) {
+        self.put_slice(&n.to_be_bytes());
+    }
+    /// Writes a big-endian `u32`.
+    #[inline]
+    fn put_u32(&mut self, n: u32) {
+        self.put_slice(&n.to_be_bytes());
+    }
+    /// Writes a big-endian `i64`.
+    #[inline]
+    fn put_i64(&mut self, n: i64) {
+        self.put_slice(&n.to_be_bytes());
+    }
+    /// Writes a big-endian `f64`.
+    #[inline]
+    fn put_f64(&mut self, n: f64) {
+        self.put_slice(&n.to_be_bytes());
+    }
+}
+
+/// Every `BufMut` is a sink, through its own methods.
+impl<B: BufMut + ?Sized> Sink for B {
+    #[inline]
+    fn put_u8(&mut self, n: u8) {
+        BufMut::put_u8(self, n);
+    }
+    #[inline]
+    fn put_slice(&mut self, src: &[u8]) {
+        BufMut::put_slice(self, src);
+    }
+    #[inline]
+    fn put_i8(&mut self, n: i8) {
+        BufMut::put_i8(self, n);
+    }
+    #[inline]
+    fn put_i16(&mut self, n: i16) {
+        BufMut::put_i16(self, n);
+    }
+    #[inline]
+    fn put_u16(&mut self, n: u16) {
+        BufMut::put_u16(self, n);
+    }
+    #[inline]
+    fn put_i32(&mut self, n: i32) {
+        BufMut::put_i32(self, n);
+    }
+    #[inline]
+    fn put_u32(&mut self, n: u32) {
+        BufMut::put_u32(self, n);
+    }
+    #[inline]
+    fn put_i64(&mut self, n: i64) {
+        BufMut::put_i64(self, n);
+    }
+    #[inline]
+    fn put_f64(&mut self, n: f64) {
+        BufMut::put_f64(self, n);
+    }
+}
+
 /// How one value is laid out on the wire.
 ///
 /// Implemented for every supported field type and by `#[derive(KafkaMessage)]` for structs.
@@ -57,8 +152,14 @@ pub trait Codec: Sized {
     /// The encoded size when it is the same for every value, whatever the context.
     const FIXED_LEN: Option<usize> = None;
 
+    /// A lower bound of the encoded size of any value in any context: what one element of an
+    /// array takes at least. Decoding an array reserves room for all the elements it announces
+    /// only when that many could fit in what is left of the input; 0, the default, makes no
+    /// promise, and the array then grows as its elements decode.
+    const MIN_LEN: usize = 0;
+
     /// Writes the value.
-    fn encode_value<B: BufMut>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError>;
+    fn encode_value<B: Sink>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError>;
 
     /// The number of bytes [`encode_value`](Codec::encode_value) writes when it succeeds.
     ///
@@ -80,7 +181,7 @@ pub trait Codec: Sized {
 pub trait NullableCodec: Codec {
     /// Writes a null. By default, a struct's null: the byte -1.
     #[inline]
-    fn encode_null<B: BufMut>(buf: &mut B, _cx: Ctx) {
+    fn encode_null<B: Sink>(buf: &mut B, _cx: Ctx) {
         buf.put_i8(-1);
     }
 
@@ -93,7 +194,7 @@ pub trait NullableCodec: Codec {
     /// Writes a present value in a version where the field is nullable. By default, a
     /// struct's: the byte 1, then the value.
     #[inline]
-    fn encode_present<B: BufMut>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
+    fn encode_present<B: Sink>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
         buf.put_i8(1);
         self.encode_value(buf, cx)
     }

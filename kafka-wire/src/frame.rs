@@ -39,9 +39,10 @@
 )]
 
 use crate::api::{ApiInfo, RequestSet, ResponseSet};
+use crate::codec::Sink;
 use crate::messages::{RequestHeader, ResponseHeader};
 use crate::{Decode, DecodeError, DecodeErrorKind, Encode, EncodeError, EncodeErrorKind};
-use bytes::{Buf, BufMut, Bytes, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 
 /// Kafka's default `socket.request.max.bytes`: 100 MiB.
 pub const DEFAULT_MAX_FRAME_SIZE: usize = 100 * 1024 * 1024;
@@ -150,7 +151,7 @@ fn no_trailing(rest: &Bytes, len: usize) -> Result<(), DecodeError> {
 /// while it is written, so on error `buf` may hold the start of the frame.
 #[inline]
 pub fn encode_request<S: RequestSet>(
-    buf: &mut impl BufMut,
+    buf: &mut impl Sink,
     header: &RequestHeader,
     body: &S,
 ) -> Result<(), EncodeError> {
@@ -176,7 +177,7 @@ pub fn encode_request<S: RequestSet>(
 /// On error, `buf` may hold the start of the frame.
 #[inline]
 pub fn encode_response<S: ResponseSet>(
-    buf: &mut impl BufMut,
+    buf: &mut impl Sink,
     header: &ResponseHeader,
     body: &S,
     version: i16,

@@ -1,12 +1,13 @@
 //! Support for generated code only. Not part of the public API: it changes without notice.
 
 pub use crate::api::{ApiInfo, ApiSet, RequestSet, ResponseSet, Side};
+pub use crate::codec::Sink;
 pub use crate::codec::{Codec, Ctx, NullableCodec};
 pub use crate::fields::{DefaultInfo, FieldInfo, Fields};
 pub use crate::tagged::{decode_tagged, TaggedLen, TaggedWriter};
 pub use crate::traits::{ApiMessage, Decode, Encode, Message};
 pub use crate::{DecodeError, EncodeError, UnknownTaggedFields, VersionRange};
-pub use bytes::{BufMut, Bytes};
+pub use bytes::Bytes;
 
 use crate::EncodeErrorKind;
 use bytes::Buf;
@@ -27,7 +28,7 @@ fn null_not_allowed(version: i16) -> EncodeError {
 /// Writes an `Option` field; `nullable` says whether this version may carry a null.
 pub fn encode_option<T: NullableCodec>(
     value: &Option<T>,
-    buf: &mut impl BufMut,
+    buf: &mut impl Sink,
     cx: Ctx,
     nullable: bool,
 ) -> Result<(), EncodeError> {
@@ -125,7 +126,7 @@ pub fn no_known_tags(_: u32, _: &mut Bytes) -> Result<bool, DecodeError> {
 /// The tagged section of a struct that knows no tagged field. Nearly always empty: that
 /// single zero byte is all that is inlined into every encoder.
 #[inline]
-pub fn write_unknown_tags<B: BufMut>(buf: &mut B, unknown: Option<&UnknownTaggedFields>) {
+pub fn write_unknown_tags<B: Sink>(buf: &mut B, unknown: Option<&UnknownTaggedFields>) {
     match unknown {
         Some(fields) if !fields.is_empty() => write_some_unknown_tags(buf, fields),
         _ => buf.put_u8(0),
@@ -133,7 +134,7 @@ pub fn write_unknown_tags<B: BufMut>(buf: &mut B, unknown: Option<&UnknownTagged
 }
 
 #[inline(never)]
-fn write_some_unknown_tags<B: BufMut>(buf: &mut B, fields: &UnknownTaggedFields) {
+fn write_some_unknown_tags<B: Sink>(buf: &mut B, fields: &UnknownTaggedFields) {
     TaggedWriter::start(buf, Some(fields), 0).finish(buf);
 }
 

@@ -1,8 +1,8 @@
 //! The message-level API: `Message` metadata and version-checked `Encode` / `Decode`.
 
-use crate::codec::{Codec, Ctx};
+use crate::codec::{Codec, Ctx, Sink};
 use crate::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, VersionRange};
-use bytes::{Buf, BufMut, Bytes, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 
 /// A top-level, versioned schema: an API request or response, a header, or a data schema.
 ///
@@ -68,7 +68,7 @@ pub trait ApiMessage: Message {
 /// ```
 pub trait Encode {
     /// Writes the message. On error, `buf` may hold part of it.
-    fn encode(&self, buf: &mut impl BufMut, version: i16) -> Result<(), EncodeError>;
+    fn encode(&self, buf: &mut impl Sink, version: i16) -> Result<(), EncodeError>;
 
     /// The exact number of bytes [`encode`](Encode::encode) writes when it succeeds, computed
     /// without writing.
@@ -214,7 +214,7 @@ fn leaving_message(e: DecodeError, name: &'static str, len: usize) -> DecodeErro
 
 impl<M: Message> Encode for M {
     #[inline]
-    fn encode(&self, buf: &mut impl BufMut, version: i16) -> Result<(), EncodeError> {
+    fn encode(&self, buf: &mut impl Sink, version: i16) -> Result<(), EncodeError> {
         match encode_context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS, M::NAME) {
             Ok(cx) => self.encode_value(buf, cx),
             Err(e) => Err(e),

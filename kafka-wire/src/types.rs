@@ -1,13 +1,15 @@
 //! Value types the schema needs beyond Rust's own: zero-copy strings, UUIDs and records.
 
 use bytes::Bytes;
+use bytestring::ByteString;
 use core::fmt;
 use core::ops::Deref;
 
 /// A UTF-8 string that shares the buffer it was decoded from.
 ///
-/// Decoding checks the bytes once; the string then derefs to `str`. Building one from a
-/// `&'static str` or a `String` does not copy.
+/// Decoding checks the bytes once; the string then derefs to `str` at no cost (the bytes are
+/// held as a `bytestring::ByteString`, whose constructors admit only UTF-8). Building one
+/// from a `&'static str` or a `String` does not copy.
 ///
 /// ```
 /// use kafka_wire::KafkaString;
@@ -18,44 +20,43 @@ use core::ops::Deref;
 /// assert_eq!(topic, "payments");
 /// assert!(KafkaString::from_utf8(bytes::Bytes::from_static(b"\xff")).is_err());
 /// ```
-#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct KafkaString(Bytes);
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct KafkaString(ByteString);
 
 impl KafkaString {
     /// Wraps a static string without copying.
     pub const fn from_static(s: &'static str) -> Self {
-        KafkaString(Bytes::from_static(s.as_bytes()))
+        KafkaString(ByteString::from_static(s))
     }
 
     /// Wraps `bytes` if they are UTF-8, or gives them back.
     pub fn from_utf8(bytes: Bytes) -> Result<Self, Bytes> {
-        if core::str::from_utf8(&bytes).is_ok() {
-            Ok(KafkaString(bytes))
-        } else {
-            Err(bytes)
+        if core::str::from_utf8(&bytes).is_err() {
+            return Err(bytes);
         }
+        // Checked just above, and checked again here (a string made this way is not on a hot
+        // path; decoding goes through `checked` alone).
+        Self::checked(bytes).ok_or_else(Bytes::new)
     }
 
-    /// Wraps bytes the caller has already found to be UTF-8.
-    pub(crate) fn from_checked(bytes: Bytes) -> Self {
-        debug_assert!(core::str::from_utf8(&bytes).is_ok());
-        KafkaString(bytes)
+    /// Wraps `bytes` if they are UTF-8: the one check a string gets.
+    #[inline]
+    pub(crate) fn checked(bytes: Bytes) -> Option<Self> {
+        ByteString::try_from(bytes).ok().map(KafkaString)
     }
 
     /// The string.
     #[inline]
     pub fn as_str(&self) -> &str {
-        // The constructors only admit UTF-8, so this never takes the `Err` arm; without
-        // `unsafe` the check is the price of borrowing a `str` from `Bytes`.
-        core::str::from_utf8(&self.0).unwrap_or_default()
+        &self.0
     }
 
     /// The underlying bytes.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.0
+        self.0.as_bytes()
     }
 
-    /// The length in bytes (without the UTF-8 check that going through `str` costs).
+    /// The length in bytes.
     pub fn len(&self) -> usize {
         self.0.len()
     }
@@ -67,7 +68,15 @@ impl KafkaString {
 
     /// The underlying buffer.
     pub fn into_bytes(self) -> Bytes {
-        self.0
+        self.0.into_bytes()
+    }
+}
+
+/// Hashes as `str` does, as `Borrow<str>` requires: a `HashMap<KafkaString, _>` answers lookups
+/// by `&str`.
+impl core::hash::Hash for KafkaString {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
     }
 }
 
@@ -100,7 +109,7 @@ impl From<&'static str> for KafkaString {
 
 impl From<String> for KafkaString {
     fn from(s: String) -> Self {
-        KafkaString(Bytes::from(s))
+        KafkaString(ByteString::from(s))
     }
 }
 
@@ -112,13 +121,13 @@ impl From<KafkaString> for String {
 
 impl PartialEq<str> for KafkaString {
     fn eq(&self, other: &str) -> bool {
-        self.0 == other.as_bytes()
+        self.as_str() == other
     }
 }
 
 impl PartialEq<&str> for KafkaString {
     fn eq(&self, other: &&str) -> bool {
-        self.0 == other.as_bytes()
+        self.as_str() == *other
     }
 }
 

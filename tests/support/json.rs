@@ -51,6 +51,12 @@ impl<T: ToJson> ToJson for Vec<T> {
     }
 }
 
+impl<T: kafka_wire::int_array::Int + ToJson> ToJson for kafka_wire::IntArray<T> {
+    fn to_json(&self) -> Value {
+        Value::Array(self.iter().map(|v| v.to_json()).collect())
+    }
+}
+
 impl<T: ToJson> ToJson for Option<T> {
     fn to_json(&self) -> Value {
         self.as_ref().map_or(Value::Null, ToJson::to_json)

@@ -115,6 +115,12 @@ impl<T: Random> Random for Vec<T> {
     }
 }
 
+impl<T: kafka_wire::int_array::Int + Random> Random for kafka_wire::IntArray<T> {
+    fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
+        (0..r.below(3)).map(|_| T::random(r, v, flexible)).collect()
+    }
+}
+
 /// Encodes `cases` random values of `M` at each of its versions, checks the size, decodes and
 /// compares; the failures, each naming message, version and seed.
 pub fn round_trip<M: Message + Random + PartialEq + std::fmt::Debug>(cases: u64) -> Vec<String> {

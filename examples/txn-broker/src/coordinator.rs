@@ -756,7 +756,7 @@ impl Coordinator {
             .flat_map(|t| {
                 t.partitions
                     .iter()
-                    .map(|&p| TopicPartition::new(t.name.as_str(), p))
+                    .map(|p| TopicPartition::new(t.name.as_str(), p))
             })
             .collect();
         let unknown: BTreeSet<&TopicPartition> = wanted
@@ -796,7 +796,7 @@ impl Coordinator {
                 results_by_partition: t
                     .partitions
                     .iter()
-                    .map(|&p| AddPartitionsToTxnPartitionResult {
+                    .map(|p| AddPartitionsToTxnPartitionResult {
                         partition_index: p,
                         partition_error_code: codes[&TopicPartition::new(t.name.as_str(), p)],
                         ..Default::default()
@@ -1050,7 +1050,7 @@ impl Coordinator {
                         .iter()
                         .map(|(topic, partitions)| WritableTxnMarkerTopic {
                             name: KafkaString::from((*topic).to_owned()),
-                            partition_indexes: partitions.clone(),
+                            partition_indexes: partitions.clone().into(),
                             ..Default::default()
                         })
                         .collect(),
@@ -1288,18 +1288,21 @@ mod tests {
     }
 
     fn topics_of(parts: &[(&str, i32)]) -> Vec<AddPartitionsToTxnTopic> {
-        let mut topics: Vec<AddPartitionsToTxnTopic> = Vec::new();
+        let mut topics: Vec<(&str, Vec<i32>)> = Vec::new();
         for &(topic, p) in parts {
-            match topics.iter_mut().find(|t| t.name == topic) {
-                Some(t) => t.partitions.push(p),
-                None => topics.push(AddPartitionsToTxnTopic {
-                    name: KafkaString::from(topic.to_owned()),
-                    partitions: vec![p],
-                    ..Default::default()
-                }),
+            match topics.iter_mut().find(|(name, _)| *name == topic) {
+                Some((_, partitions)) => partitions.push(p),
+                None => topics.push((topic, vec![p])),
             }
         }
         topics
+            .into_iter()
+            .map(|(name, partitions)| AddPartitionsToTxnTopic {
+                name: KafkaString::from(name.to_owned()),
+                partitions: partitions.into(),
+                ..Default::default()
+            })
+            .collect()
     }
 
     /// AddPartitionsToTxn (v0-3 form); the error code of every partition, in request order.
@@ -1366,7 +1369,7 @@ mod tests {
         for s in sends {
             for m in &s.request.markers {
                 for t in &m.topics {
-                    for &p in &t.partition_indexes {
+                    for p in &t.partition_indexes {
                         out.push((s.broker, tp(&t.name, p), m.clone()));
                     }
                 }

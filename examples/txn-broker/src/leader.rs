@@ -339,7 +339,7 @@ impl Leaders {
                         match found {
                             // Version 0 has only the list of offsets.
                             Some((offset, _)) if version == 0 => {
-                                out.old_style_offsets = vec![offset];
+                                out.old_style_offsets = vec![offset].into();
                             }
                             Some((offset, timestamp)) => {
                                 out.offset = offset;
@@ -388,7 +388,7 @@ pub fn answer_markers(
                     partitions: topic
                         .partition_indexes
                         .iter()
-                        .map(|&index| WritableTxnMarkerPartitionResult {
+                        .map(|index| WritableTxnMarkerPartitionResult {
                             partition_index: index,
                             error_code: code(
                                 marker,

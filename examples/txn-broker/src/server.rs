@@ -611,7 +611,7 @@ fn not_coordinator_add_partitions(req: &AddPartitionsToTxnRequest) -> AddPartiti
                 results_by_partition: t
                     .partitions
                     .iter()
-                    .map(|&p| AddPartitionsToTxnPartitionResult {
+                    .map(|p| AddPartitionsToTxnPartitionResult {
                         partition_index: p,
                         partition_error_code: errors::NOT_COORDINATOR,
                         ..Default::default()
@@ -657,8 +657,8 @@ pub fn metadata(cluster: &Cluster, req: &MetadataRequest, version: i16) -> Metad
                                 error_code: errors::NONE,
                                 partition_index: p,
                                 leader_id: leader,
-                                replica_nodes: vec![leader],
-                                isr_nodes: vec![leader],
+                                replica_nodes: vec![leader].into(),
+                                isr_nodes: vec![leader].into(),
                                 ..Default::default()
                             },
                             None => MetadataResponsePartition {
@@ -1156,7 +1156,7 @@ mod tests {
         let leaders: Vec<(i32, i32, Vec<i32>)> = all.topics[0]
             .partitions
             .iter()
-            .map(|p| (p.partition_index, p.leader_id, p.isr_nodes.clone()))
+            .map(|p| (p.partition_index, p.leader_id, p.isr_nodes.to_vec()))
             .collect();
         assert_eq!(
             leaders,
@@ -1236,7 +1236,7 @@ mod tests {
             v3_and_below_topics: vec![
                 kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic {
                     name: "orders".into(),
-                    partitions: vec![0, 2],
+                    partitions: vec![0, 2].into(),
                     ..Default::default()
                 },
             ],
@@ -1415,7 +1415,7 @@ mod tests {
             v3_and_below_producer_epoch: producer.1,
             v3_and_below_topics: vec![AddPartitionsToTxnTopic {
                 name: "orders".into(),
-                partitions,
+                partitions: partitions.into(),
                 ..Default::default()
             }],
             ..Default::default()
@@ -1587,7 +1587,7 @@ mod tests {
                 transaction_result: true,
                 topics: vec![WritableTxnMarkerTopic {
                     name: "orders".into(),
-                    partition_indexes: vec![1],
+                    partition_indexes: vec![1].into(),
                     ..Default::default()
                 }],
                 coordinator_epoch,

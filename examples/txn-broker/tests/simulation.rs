@@ -368,18 +368,21 @@ fn wire<T: Encode + Decode>(msg: &T, version: i16, what: &str) -> Result<T, Stri
 }
 
 fn topics_of(parts: &[TopicPartition]) -> Vec<AddPartitionsToTxnTopic> {
-    let mut topics: Vec<AddPartitionsToTxnTopic> = Vec::new();
+    let mut topics: Vec<(&str, Vec<i32>)> = Vec::new();
     for tp in parts {
-        match topics.iter_mut().find(|t| t.name.as_str() == tp.topic) {
-            Some(t) => t.partitions.push(tp.partition),
-            None => topics.push(AddPartitionsToTxnTopic {
-                name: KafkaString::from(tp.topic.clone()),
-                partitions: vec![tp.partition],
-                ..Default::default()
-            }),
+        match topics.iter_mut().find(|(name, _)| *name == tp.topic) {
+            Some((_, partitions)) => partitions.push(tp.partition),
+            None => topics.push((&tp.topic, vec![tp.partition])),
         }
     }
     topics
+        .into_iter()
+        .map(|(name, partitions)| AddPartitionsToTxnTopic {
+            name: KafkaString::from(name.to_owned()),
+            partitions: partitions.into(),
+            ..Default::default()
+        })
+        .collect()
 }
 
 fn produce_request(tp: &TopicPartition, records: Bytes) -> ProduceRequest {
@@ -1249,7 +1252,7 @@ impl Sim {
                 ));
             }
             for t in &m.topics {
-                for &i in &t.partition_indexes {
+                for i in &t.partition_indexes {
                     let tp = TopicPartition::new(t.name.as_str(), i);
                     if !s.partitions.contains(&tp) {
                         return Err(format!("marker for {tp}, not in {s:?}"));

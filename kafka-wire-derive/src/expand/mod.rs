@@ -66,7 +66,7 @@ fn fallback(input: &syn::DeriveInput, is_top: bool, p: &TokenStream) -> TokenStr
     });
     quote! {
         impl #impl_g #p::Codec for #ident #ty_g #where_g {
-            fn encode_value<__B: #p::BufMut>(&self, _: &mut __B, _: #p::Ctx) -> ::core::result::Result<(), #p::EncodeError> {
+            fn encode_value<__B: #p::Sink>(&self, _: &mut __B, _: #p::Ctx) -> ::core::result::Result<(), #p::EncodeError> {
                 ::core::unreachable!()
             }
             fn value_len(&self, _: #p::Ctx) -> ::core::primitive::usize {
@@ -93,6 +93,7 @@ fn expand_impls(msg: &Message) -> TokenStream {
     let encode = encode::expand_encode(msg);
     let size = size::expand_size(msg);
     let decode = decode::expand_decode(msg);
+    let min_len = min_len(msg);
     let infos = msg.fields.iter().map(|f| field_info(f, p));
     let message = msg.top.as_ref().map(|top| {
         let name = ident.to_string();
@@ -120,7 +121,9 @@ fn expand_impls(msg: &Message) -> TokenStream {
         #[automatically_derived]
         #[allow(unused_variables, unused_mut, unused_parens)]
         impl #p::Codec for #ident {
-            fn encode_value<__B: #p::BufMut>(&self, __buf: &mut __B, __cx: #p::Ctx) -> ::core::result::Result<(), #p::EncodeError> {
+            const MIN_LEN: ::core::primitive::usize = #min_len;
+
+            fn encode_value<__B: #p::Sink>(&self, __buf: &mut __B, __cx: #p::Ctx) -> ::core::result::Result<(), #p::EncodeError> {
                 let __v = __cx.version;
                 #encode
                 ::core::result::Result::Ok(())
@@ -151,6 +154,33 @@ fn expand_impls(msg: &Message) -> TokenStream {
 
         #message
     }
+}
+
+/// `Codec::MIN_LEN` of the struct: what the fields present in every version of it take at least
+/// (a nullable one, a null at least, which is one byte), plus the tagged section's byte when
+/// every version is flexible. Tagged fields may be absent and count for nothing.
+fn min_len(msg: &Message) -> TokenStream {
+    let p = &msg.private;
+    let universe = msg.universe();
+    let fields = msg
+        .fields
+        .iter()
+        .filter(|f| !f.is_tagged() && universe.within(f.versions.range))
+        .map(|f| {
+            let inner = f.ty.inner;
+            let codec = quote_spanned!(inner.span()=> <#inner as #p::Codec>::MIN_LEN);
+            if f.ty.option {
+                quote!(if #codec < 1 { #codec } else { 1 })
+            } else {
+                codec
+            }
+        });
+    let tags = msg
+        .top
+        .as_ref()
+        .is_some_and(|t| universe.within(t.flexible_range()))
+        .then(|| quote!(+ 1));
+    quote!(0 #(+ (#fields))* #tags)
 }
 
 /// A field's `FieldInfo`: its attributes as the derive understood them.

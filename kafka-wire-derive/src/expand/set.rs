@@ -55,7 +55,7 @@ fn fallback(
             fn decode(_: ::core::primitive::i16, _: &mut #p::Bytes, _: ::core::primitive::i16) -> ::core::result::Result<Self, #p::DecodeError> {
                 ::core::unreachable!()
             }
-            fn encode(&self, _: &mut impl #p::BufMut, _: ::core::primitive::i16) -> ::core::result::Result<(), #p::EncodeError> {
+            fn encode(&self, _: &mut impl #p::Sink, _: ::core::primitive::i16) -> ::core::result::Result<(), #p::EncodeError> {
                 ::core::unreachable!()
             }
             fn encoded_len(&self, _: ::core::primitive::i16) -> ::core::result::Result<::core::primitive::usize, #p::EncodeError> {
@@ -147,7 +147,7 @@ fn expand_impls(set: &Set) -> TokenStream {
                 }
             }
 
-            fn encode(&self, __buf: &mut impl #p::BufMut, __version: ::core::primitive::i16) -> ::core::result::Result<(), #p::EncodeError> {
+            fn encode(&self, __buf: &mut impl #p::Sink, __version: ::core::primitive::i16) -> ::core::result::Result<(), #p::EncodeError> {
                 #encode
             }
 

@@ -1,13 +1,21 @@
 //! Arrays: an element count, then the elements.
 
 use super::bytes::{prefix_len, read_len, unexpected_null, write_len, LenKind};
-use crate::codec::{Codec, Ctx, NullableCodec};
+use crate::codec::{Codec, Ctx, NullableCodec, Sink};
+use crate::int_array::{Int, IntArray};
 use crate::{DecodeError, DecodeErrorKind, EncodeError};
-use bytes::{Buf, BufMut, Bytes};
+use bytes::{Buf, Bytes};
 
-/// The most memory an array reserves up front from a count it read; beyond this it grows as
-/// elements actually decode, so a forged count costs at most this much.
+/// The most memory an array reserves up front from a count it cannot trust; beyond this it
+/// grows as elements actually decode, so a forged count costs at most this much.
 const PREALLOC_BYTES: usize = 4096;
+
+/// How many bytes of memory an element may take for each byte of input an honest count
+/// promises. Reserving a whole array at once spares the reallocations of a growing one (with
+/// glibc, regrown buffers made a large MetadataResponse spend half its decoding time in the
+/// kernel and in malloc: benches/messages.rs); this ratio keeps what a forged count can make
+/// the decoder reserve within a small multiple of the input.
+const MEMORY_PER_INPUT_BYTE: usize = 16;
 
 // The element loops below are instantiated once per element type, hundreds of times across
 // the catalogue, so they use a plain `match` rather than `map_err(..)?`, which multiplies the
@@ -32,30 +40,42 @@ fn elements_len<T: Codec>(items: &[T], cx: Ctx) -> usize {
 
 /// How many elements to reserve for `count` announced ones, or an error if elements of a fixed
 /// size cannot all fit in what is left.
+///
+/// A count is honest when that many elements could fit in the bytes left, each taking at
+/// least `min_len` bytes; it is then reserved at once, as long as the memory stays within
+/// [`MEMORY_PER_INPUT_BYTE`] times those bytes. Otherwise the array starts with
+/// [`PREALLOC_BYTES`] and grows as its elements decode.
 #[inline]
 fn initial_capacity(
     count: usize,
     fixed_len: Option<usize>,
+    min_len: usize,
     size_of: usize,
     remaining: usize,
     start: usize,
 ) -> Result<usize, DecodeError> {
-    match fixed_len {
+    if let Some(n) = fixed_len {
         // Fixed-size elements must all fit in what is left; then the count is trustworthy.
-        Some(n) if count.saturating_mul(n) > remaining => Err(DecodeError::new(
-            DecodeErrorKind::CountExceedsRemaining {
-                count: count as u64,
-                remaining,
-            },
-            start,
-        )),
-        Some(_) => Ok(count),
-        None => Ok(count.min(
-            PREALLOC_BYTES
-                .checked_div(size_of)
-                .unwrap_or(PREALLOC_BYTES),
-        )),
+        if count.saturating_mul(n) > remaining {
+            return Err(DecodeError::new(
+                DecodeErrorKind::CountExceedsRemaining {
+                    count: count as u64,
+                    remaining,
+                },
+                start,
+            ));
+        }
+        return Ok(count);
     }
+    let per_element = min_len.max(size_of.div_ceil(MEMORY_PER_INPUT_BYTE));
+    if min_len > 0 && count.saturating_mul(per_element) <= remaining {
+        return Ok(count);
+    }
+    Ok(count.min(
+        PREALLOC_BYTES
+            .checked_div(size_of)
+            .unwrap_or(PREALLOC_BYTES),
+    ))
 }
 
 #[inline]
@@ -68,6 +88,7 @@ fn decode_elements<T: Codec>(
     let capacity = initial_capacity(
         count,
         T::FIXED_LEN,
+        T::MIN_LEN,
         core::mem::size_of::<T>(),
         buf.remaining(),
         start,
@@ -83,8 +104,11 @@ fn decode_elements<T: Codec>(
 }
 
 impl<T: Codec> Codec for Vec<T> {
+    // A compact length of one byte at least.
+    const MIN_LEN: usize = 1;
+
     #[inline]
-    fn encode_value<B: BufMut>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
+    fn encode_value<B: Sink>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
         write_len(buf, cx, LenKind::Array, Some(self.len()))?;
         // Slice patterns, as in `elements_len`.
         let mut rest = self.as_slice();
@@ -115,7 +139,7 @@ impl<T: Codec> Codec for Vec<T> {
 impl<T: Codec> NullableCodec for Vec<T> {
     // Present values look like non-nullable ones; only the null differs.
     #[inline]
-    fn encode_present<B: BufMut>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
+    fn encode_present<B: Sink>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
         self.encode_value(buf, cx)
     }
 
@@ -124,7 +148,7 @@ impl<T: Codec> NullableCodec for Vec<T> {
         self.value_len(cx)
     }
 
-    fn encode_null<B: BufMut>(buf: &mut B, cx: Ctx) {
+    fn encode_null<B: Sink>(buf: &mut B, cx: Ctx) {
         // A null prefix never fails.
         let _ = write_len(buf, cx, LenKind::Array, None);
     }
@@ -142,6 +166,90 @@ impl<T: Codec> NullableCodec for Vec<T> {
         let start = buf.remaining();
         match read_len(buf, cx, LenKind::Array)? {
             Some(count) => decode_elements(buf, cx, count, start).map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
+/// Reads the values of an array of `count` integers as a view of `buf`: no allocation. The
+/// values must all be there.
+#[inline]
+fn decode_ints<T: Int>(
+    buf: &mut Bytes,
+    count: usize,
+    start: usize,
+) -> Result<IntArray<T>, DecodeError> {
+    let len = count
+        .checked_mul(T::SIZE)
+        .filter(|&len| len <= buf.remaining())
+        .ok_or_else(|| {
+            DecodeError::new(
+                DecodeErrorKind::CountExceedsRemaining {
+                    count: count as u64,
+                    remaining: buf.remaining(),
+                },
+                start,
+            )
+        })?;
+    Ok(IntArray::take_from(buf, len))
+}
+
+impl<T: Int> Codec for IntArray<T> {
+    // A compact length of one byte at least.
+    const MIN_LEN: usize = 1;
+
+    #[inline]
+    fn encode_value<B: Sink>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
+        write_len(buf, cx, LenKind::Array, Some(self.len()))?;
+        buf.put_slice(self.as_be_bytes());
+        Ok(())
+    }
+
+    #[inline]
+    fn value_len(&self, cx: Ctx) -> usize {
+        prefix_len(cx, LenKind::Array, Some(self.len())).saturating_add(self.as_be_bytes().len())
+    }
+
+    #[inline]
+    fn decode_value(buf: &mut Bytes, cx: Ctx) -> Result<Self, DecodeError> {
+        let start = buf.remaining();
+        match read_len(buf, cx, LenKind::Array)? {
+            Some(count) => decode_ints(buf, count, start),
+            None => Err(unexpected_null(cx, start)),
+        }
+    }
+}
+
+impl<T: Int> NullableCodec for IntArray<T> {
+    // Present values look like non-nullable ones; only the null differs.
+    #[inline]
+    fn encode_present<B: Sink>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
+        self.encode_value(buf, cx)
+    }
+
+    #[inline]
+    fn present_len(&self, cx: Ctx) -> usize {
+        self.value_len(cx)
+    }
+
+    fn encode_null<B: Sink>(buf: &mut B, cx: Ctx) {
+        // A null prefix never fails.
+        let _ = write_len(buf, cx, LenKind::Array, None);
+    }
+
+    fn null_len(cx: Ctx) -> usize {
+        if cx.flexible {
+            1
+        } else {
+            4
+        }
+    }
+
+    #[inline]
+    fn decode_nullable(buf: &mut Bytes, cx: Ctx) -> Result<Option<Self>, DecodeError> {
+        let start = buf.remaining();
+        match read_len(buf, cx, LenKind::Array)? {
+            Some(count) => decode_ints(buf, count, start).map(Some),
             None => Ok(None),
         }
     }

@@ -5,9 +5,9 @@
 //! null.
 
 use super::varint::{get_uvarint_in, put_uvarint, uvarint_len};
-use crate::codec::{Codec, Ctx, NullableCodec};
+use crate::codec::{Codec, Ctx, NullableCodec, Sink};
 use crate::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Records};
-use bytes::{Buf, BufMut, Bytes};
+use bytes::{Buf, Bytes};
 
 /// Which classic prefix a value uses.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -36,9 +36,10 @@ impl LenKind {
 #[inline]
 pub(crate) fn prefix_len(cx: Ctx, kind: LenKind, len: Option<usize>) -> usize {
     match (cx.flexible, len) {
+        // The common case, inlined: a compact length below 127 is one byte.
+        (true, Some(0..=126)) | (true, None) => 1,
         // Saturating, so that a length past `u32::MAX` stays a 5-byte varint.
         (true, Some(len)) => uvarint_len(u32::try_from(len).unwrap_or(u32::MAX).saturating_add(1)),
-        (true, None) => 1,
         (false, _) if kind == LenKind::String => 2,
         (false, _) => 4,
     }
@@ -64,7 +65,7 @@ fn too_long(length: usize, kind: LenKind) -> EncodeError {
 /// versions is here: a length below 127, whose compact prefix is the single byte `len + 1`.
 /// Everything else goes through [`write_len_slow`].
 #[inline]
-pub(crate) fn write_len<B: BufMut>(
+pub(crate) fn write_len<B: Sink>(
     buf: &mut B,
     cx: Ctx,
     kind: LenKind,
@@ -79,7 +80,7 @@ pub(crate) fn write_len<B: BufMut>(
 }
 
 #[inline(never)]
-fn write_len_slow<B: BufMut>(
+fn write_len_slow<B: Sink>(
     buf: &mut B,
     cx: Ctx,
     kind: LenKind,
@@ -201,7 +202,7 @@ pub(crate) fn unexpected_null(cx: Ctx, remaining: usize) -> DecodeError {
 
 /// Writes a length-prefixed run of bytes.
 #[inline]
-pub(crate) fn encode_bytes<B: BufMut>(
+pub(crate) fn encode_bytes<B: Sink>(
     buf: &mut B,
     cx: Ctx,
     kind: LenKind,
@@ -225,9 +226,17 @@ pub(crate) fn decode_bytes(
 macro_rules! byte_codec {
     ($ty:ty, $as_slice:expr, $wrap:expr) => {
         impl Codec for $ty {
+            // A compact length of one byte at least.
+            const MIN_LEN: usize = 1;
+
+            /// The length, then the bytes as one `put_shared`: copied by a buffer, kept by
+            /// reference by [`Segments`](crate::Segments).
             #[inline]
-            fn encode_value<B: BufMut>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
-                encode_bytes(buf, cx, LenKind::Bytes, $as_slice(self))
+            fn encode_value<B: Sink>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
+                let bytes: &Bytes = $as_slice(self);
+                write_len(buf, cx, LenKind::Bytes, Some(bytes.len()))?;
+                buf.put_shared(bytes);
+                Ok(())
             }
 
             #[inline]
@@ -248,7 +257,7 @@ macro_rules! byte_codec {
         impl NullableCodec for $ty {
             // Present values look like non-nullable ones; only the null differs.
             #[inline]
-            fn encode_present<B: BufMut>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
+            fn encode_present<B: Sink>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
                 self.encode_value(buf, cx)
             }
 
@@ -257,7 +266,7 @@ macro_rules! byte_codec {
                 self.value_len(cx)
             }
 
-            fn encode_null<B: BufMut>(buf: &mut B, cx: Ctx) {
+            fn encode_null<B: Sink>(buf: &mut B, cx: Ctx) {
                 // A null prefix never fails.
                 let _ = write_len(buf, cx, LenKind::Bytes, None);
             }
@@ -278,11 +287,11 @@ macro_rules! byte_codec {
     };
 }
 
-fn bytes_slice(b: &Bytes) -> &[u8] {
+fn bytes_slice(b: &Bytes) -> &Bytes {
     b
 }
 
-fn records_slice(r: &Records) -> &[u8] {
+fn records_slice(r: &Records) -> &Bytes {
     r.as_bytes()
 }
 

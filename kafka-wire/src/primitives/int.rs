@@ -1,16 +1,17 @@
 //! Fixed-width integers, `bool` and `f64`: big-endian, the same in every version.
 
-use crate::codec::{Codec, Ctx};
+use crate::codec::{Codec, Ctx, Sink};
 use crate::{DecodeError, EncodeError};
-use bytes::{Buf, BufMut, Bytes};
+use bytes::{Buf, Bytes};
 
 macro_rules! fixed {
     ($($ty:ty => $put:ident;)*) => {$(
         impl Codec for $ty {
             const FIXED_LEN: Option<usize> = Some(core::mem::size_of::<$ty>());
+            const MIN_LEN: usize = core::mem::size_of::<$ty>();
 
             #[inline]
-            fn encode_value<B: BufMut>(&self, buf: &mut B, _: Ctx) -> Result<(), EncodeError> {
+            fn encode_value<B: Sink>(&self, buf: &mut B, _: Ctx) -> Result<(), EncodeError> {
                 buf.$put(*self);
                 Ok(())
             }
@@ -50,9 +51,10 @@ fixed! {
 /// One byte; Kafka reads any non-zero byte as `true` and writes `1`.
 impl Codec for bool {
     const FIXED_LEN: Option<usize> = Some(1);
+    const MIN_LEN: usize = 1;
 
     #[inline]
-    fn encode_value<B: BufMut>(&self, buf: &mut B, _: Ctx) -> Result<(), EncodeError> {
+    fn encode_value<B: Sink>(&self, buf: &mut B, _: Ctx) -> Result<(), EncodeError> {
         buf.put_u8(u8::from(*self));
         Ok(())
     }

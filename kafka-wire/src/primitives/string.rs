@@ -1,9 +1,9 @@
 //! Strings: `KafkaString` (zero-copy) and `String`.
 
 use super::bytes::{bytes_len, decode_bytes, encode_bytes, unexpected_null, write_len, LenKind};
-use crate::codec::{Codec, Ctx, NullableCodec};
+use crate::codec::{Codec, Ctx, NullableCodec, Sink};
 use crate::{DecodeError, DecodeErrorKind, EncodeError, KafkaString};
-use bytes::{Buf, BufMut, Bytes};
+use bytes::{Buf, Bytes};
 
 /// Reads a string's bytes and checks them for UTF-8; `None` is null.
 #[inline]
@@ -11,17 +11,20 @@ fn decode_str(buf: &mut Bytes, cx: Ctx) -> Result<Option<KafkaString>, DecodeErr
     let start = buf.remaining();
     match decode_bytes(buf, cx, LenKind::String)? {
         None => Ok(None),
-        Some(bytes) => KafkaString::from_utf8(bytes)
+        Some(bytes) => KafkaString::checked(bytes)
             .map(Some)
-            .map_err(|_| DecodeError::new(DecodeErrorKind::InvalidUtf8, start)),
+            .ok_or_else(|| DecodeError::new(DecodeErrorKind::InvalidUtf8, start)),
     }
 }
 
 macro_rules! string_codec {
     ($ty:ty, $from:expr) => {
         impl Codec for $ty {
+            // A compact length of one byte at least.
+            const MIN_LEN: usize = 1;
+
             #[inline]
-            fn encode_value<B: BufMut>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
+            fn encode_value<B: Sink>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
                 encode_bytes(buf, cx, LenKind::String, self.as_bytes())
             }
 
@@ -43,7 +46,7 @@ macro_rules! string_codec {
         impl NullableCodec for $ty {
             // Present values look like non-nullable ones; only the null differs.
             #[inline]
-            fn encode_present<B: BufMut>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
+            fn encode_present<B: Sink>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
                 self.encode_value(buf, cx)
             }
 
@@ -52,7 +55,7 @@ macro_rules! string_codec {
                 self.value_len(cx)
             }
 
-            fn encode_null<B: BufMut>(buf: &mut B, cx: Ctx) {
+            fn encode_null<B: Sink>(buf: &mut B, cx: Ctx) {
                 // A null prefix never fails.
                 let _ = write_len(buf, cx, LenKind::String, None);
             }

@@ -1,14 +1,15 @@
 //! `Uuid`: 16 raw bytes in every version.
 
-use crate::codec::{Codec, Ctx};
+use crate::codec::{Codec, Ctx, Sink};
 use crate::{DecodeError, EncodeError, Uuid};
-use bytes::{Buf, BufMut, Bytes};
+use bytes::{Buf, Bytes};
 
 impl Codec for Uuid {
     const FIXED_LEN: Option<usize> = Some(16);
+    const MIN_LEN: usize = 16;
 
     #[inline]
-    fn encode_value<B: BufMut>(&self, buf: &mut B, _: Ctx) -> Result<(), EncodeError> {
+    fn encode_value<B: Sink>(&self, buf: &mut B, _: Ctx) -> Result<(), EncodeError> {
         buf.put_slice(self.as_bytes());
         Ok(())
     }

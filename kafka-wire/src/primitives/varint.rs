@@ -5,8 +5,9 @@
 //! tenth for 64 bits), and goes one step further: bits that do not fit the type are an error, not
 //! silently dropped.
 
+use crate::codec::Sink;
 use crate::{DecodeError, DecodeErrorKind};
-use bytes::{Buf, BufMut, Bytes};
+use bytes::{Buf, Bytes};
 
 /// Writes `value` as an unsigned varint.
 ///
@@ -16,7 +17,7 @@ use bytes::{Buf, BufMut, Bytes};
 /// assert_eq!(out, [0xac, 0x02]);
 /// ```
 #[inline]
-pub fn put_uvarint<B: BufMut>(buf: &mut B, mut value: u32) {
+pub fn put_uvarint<B: Sink>(buf: &mut B, mut value: u32) {
     while value >= 0x80 {
         buf.put_u8((value as u8) | 0x80);
         value >>= 7;
@@ -102,7 +103,7 @@ fn get_uvarint_slow(buf: &mut Bytes) -> Result<u32, DecodeError> {
 
 /// Writes `value` as an unsigned 64-bit varint.
 #[inline]
-pub fn put_uvarlong<B: BufMut>(buf: &mut B, mut value: u64) {
+pub fn put_uvarlong<B: Sink>(buf: &mut B, mut value: u64) {
     while value >= 0x80 {
         buf.put_u8((value as u8) | 0x80);
         value >>= 7;
@@ -163,7 +164,7 @@ pub fn get_uvarlong(buf: &mut Bytes) -> Result<u64, DecodeError> {
 /// assert_eq!(out, [0x01, 0x02]);
 /// ```
 #[inline]
-pub fn put_varint<B: BufMut>(buf: &mut B, value: i32) {
+pub fn put_varint<B: Sink>(buf: &mut B, value: i32) {
     put_uvarint(buf, zigzag32(value));
 }
 
@@ -187,7 +188,7 @@ pub fn get_varint(buf: &mut Bytes) -> Result<i32, DecodeError> {
 
 /// Writes `value` as a zigzag 64-bit varint (Kafka's `varlong`).
 #[inline]
-pub fn put_varlong<B: BufMut>(buf: &mut B, value: i64) {
+pub fn put_varlong<B: Sink>(buf: &mut B, value: i64) {
     put_uvarlong(buf, zigzag64(value));
 }
 

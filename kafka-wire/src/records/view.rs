@@ -592,7 +592,9 @@ impl<'a> HeaderView<'a> {
     /// The header as an owned [`Header`](super::Header), sharing the buffer.
     pub fn to_header(self) -> super::Header {
         super::Header {
-            key: crate::KafkaString::from_checked(self.owner.slice_ref(self.key.as_bytes())),
+            // A `str` already: the check cannot fail.
+            key: crate::KafkaString::checked(self.owner.slice_ref(self.key.as_bytes()))
+                .unwrap_or_default(),
             value: self.value_bytes(),
         }
     }

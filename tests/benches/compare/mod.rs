@@ -13,7 +13,10 @@
 //!
 //! `KW_BENCH=quick` runs few short rounds and no criterion pass: a smoke test for CI.
 //! `KW_BENCH_ONLY=<text>` runs only the comparisons whose "group case" contains the text (for a
-//! profiler), and `KW_BENCH_ROUNDS=<n>` sets the number of rounds.
+//! profiler), and `KW_BENCH_ROUNDS=<n>` sets the number of rounds. `KW_BENCH_RUN=ours` (or
+//! `peer`) only calls that side, `KW_BENCH_ROUNDS` times, without timing it: for
+//! `valgrind --tool=callgrind`, whose instruction counts hold on a busy machine where times do
+//! not.
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use kafka_wire_alloc_count::{Region, Usage};
@@ -43,6 +46,8 @@ pub struct Compare {
     rounds: usize,
     round_time: Duration,
     only: Option<String>,
+    /// `Some(true)` to run only our side, `Some(false)` only the peer's.
+    run_only: Option<bool>,
     rows: Vec<Row>,
 }
 
@@ -64,6 +69,9 @@ impl Compare {
                 .unwrap_or(if quick { 3 } else { 31 }),
             round_time: Duration::from_millis(if quick { 5 } else { 25 }),
             only: std::env::var("KW_BENCH_ONLY").ok(),
+            run_only: std::env::var("KW_BENCH_RUN")
+                .ok()
+                .map(|side| side == "ours"),
             rows: Vec::new(),
         }
     }
@@ -109,6 +117,16 @@ impl Compare {
             .as_ref()
             .is_some_and(|only| !format!("{group} {case}").contains(only.as_str()))
         {
+            return;
+        }
+        if let Some(ours_only) = self.run_only {
+            for _ in 0..self.rounds {
+                if ours_only {
+                    black_box(ours());
+                } else {
+                    black_box(peer());
+                }
+            }
             return;
         }
         let ours_alloc = usage(&mut ours);

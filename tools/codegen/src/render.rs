@@ -102,14 +102,26 @@ fn prim(ty: &Ty) -> Option<&'static str> {
 
 fn rust_type(ty: &Ty) -> String {
     match ty {
+        // Arrays of integers are views of the input when decoded: no allocation per array.
+        Ty::Array(e) if is_int(e) => format!("IntArray<{}>", rust_type(e)),
         Ty::Array(e) => format!("Vec<{}>", rust_type(e)),
         Ty::Struct(s) => s.clone(),
         p => prim(p).unwrap_or_default().to_owned(),
     }
 }
 
+fn is_int(ty: &Ty) -> bool {
+    matches!(
+        ty,
+        Ty::Int8 | Ty::Int16 | Ty::Uint16 | Ty::Int32 | Ty::Uint32 | Ty::Int64
+    )
+}
+
 fn uses(ty: &Ty, used: &mut BTreeSet<&'static str>) {
     match ty {
+        Ty::Array(e) if is_int(e) => {
+            used.insert("IntArray");
+        }
         Ty::Array(e) => uses(e, used),
         Ty::String | Ty::Bytes | Ty::Records | Ty::Uuid => {
             used.extend(prim(ty));

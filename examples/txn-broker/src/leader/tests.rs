@@ -83,7 +83,7 @@ fn marker_req(m: &Marker, topic: &str, partitions: Vec<i32>) -> WriteTxnMarkersR
             transaction_version: m.version,
             topics: vec![WritableTxnMarkerTopic {
                 name: KafkaString::from(topic.to_owned()),
-                partition_indexes: partitions,
+                partition_indexes: partitions.into(),
                 ..WritableTxnMarkerTopic::default()
             }],
             ..WritableTxnMarker::default()
