@@ -70,6 +70,16 @@ async fn read_raw_frame(stream: &mut TcpStream, buf: &mut BytesMut) -> Option<By
     }
 }
 
+/// Sends `request` through the client's codec, and reads it raw at the server's end.
+async fn sent(
+    conn: &mut Framed<TcpStream, ClientCodec<RequestBody>>,
+    request: (RequestHeader, RequestBody),
+    server: &mut TcpStream,
+) {
+    conn.send(request).await.unwrap();
+    read_raw_frame(server, &mut BytesMut::new()).await.unwrap();
+}
+
 /// Writes `bytes` in pieces cut at `cuts`, pausing between them so that each arrives in its own
 /// read.
 async fn write_in_pieces(stream: &mut TcpStream, bytes: &[u8], cuts: &[usize]) {
@@ -84,6 +94,10 @@ async fn write_in_pieces(stream: &mut TcpStream, bytes: &[u8], cuts: &[usize]) {
 
 fn is_decode_error(err: &CodecError, check: impl Fn(&DecodeErrorKind) -> bool) -> bool {
     matches!(err, CodecError::Decode(e) if check(e.kind()))
+}
+
+fn too_large(kind: &DecodeErrorKind, size: usize, max: usize) -> bool {
+    *kind == DecodeErrorKind::FrameTooLarge { size, max }
 }
 
 /// Several requests in flight, two of them of one API at different versions, answered in the
@@ -186,16 +200,7 @@ async fn frame_over_the_maximum_is_refused_and_nothing_more_is_read() {
             .await
             .unwrap()
             .unwrap_err();
-        assert!(
-            is_decode_error(&err, |k| matches!(
-                k,
-                DecodeErrorKind::FrameTooLarge {
-                    size: 4096,
-                    max: 1024
-                }
-            )),
-            "{err}"
-        );
+        assert!(is_decode_error(&err, |k| too_large(k, 4096, 1024)), "{err}");
         // `Framed` ends the stream after an error; polled on, it reads what comes next and
         // hands it to the decoder, which reads none of it and discards it.
         assert!(within("the end", conn.next()).await.is_none());
@@ -229,26 +234,14 @@ async fn frame_over_the_maximum_is_refused_and_nothing_more_is_read() {
 async fn response_over_the_maximum_is_refused() {
     let (client, mut server) = connected().await;
     let mut conn = Framed::new(client, ClientCodec::<RequestBody>::with_max_frame_size(64));
-    conn.send((
-        header(3, 12, 1),
-        RequestBody::Metadata(MetadataRequest::default()),
-    ))
-    .await
-    .unwrap();
-    let mut buf = BytesMut::new();
-    read_raw_frame(&mut server, &mut buf).await.unwrap();
+    let request = RequestBody::Metadata(MetadataRequest::default());
+    sent(&mut conn, (header(3, 12, 1), request), &mut server).await;
     server.write_all(&65i32.to_be_bytes()).await.unwrap();
     let err = within("the refusal", conn.next())
         .await
         .unwrap()
         .unwrap_err();
-    assert!(
-        is_decode_error(&err, |k| matches!(
-            k,
-            DecodeErrorKind::FrameTooLarge { size: 65, max: 64 }
-        )),
-        "{err}"
-    );
+    assert!(is_decode_error(&err, |k| too_large(k, 65, 64)), "{err}");
 }
 
 /// Frames cut into pieces (inside the size field, inside the header, inside the body) and
@@ -365,14 +358,8 @@ async fn end_of_stream_inside_a_frame_is_an_error() {
 async fn unknown_correlation_id_is_an_error() {
     let (client, mut server) = connected().await;
     let mut conn = Framed::new(client, ClientCodec::<RequestBody>::new());
-    conn.send((
-        header(3, 12, 1),
-        RequestBody::Metadata(MetadataRequest::default()),
-    ))
-    .await
-    .unwrap();
-    let mut buf = BytesMut::new();
-    read_raw_frame(&mut server, &mut buf).await.unwrap();
+    let request = RequestBody::Metadata(MetadataRequest::default());
+    sent(&mut conn, (header(3, 12, 1), request), &mut server).await;
     let answer = |correlation_id| {
         let header = ResponseHeader {
             correlation_id,
@@ -483,14 +470,8 @@ async fn api_versions_newer_than_the_server_is_answered_at_v0() {
 async fn api_versions_answered_at_v0_is_read_at_v0() {
     let (client, mut server) = connected().await;
     let mut conn = Framed::new(client, ClientCodec::<RequestBody>::new());
-    conn.send((
-        header(18, 3, 1),
-        RequestBody::ApiVersions(ApiVersionsRequest::default()),
-    ))
-    .await
-    .unwrap();
-    let mut buf = BytesMut::new();
-    read_raw_frame(&mut server, &mut buf).await.unwrap();
+    let request = RequestBody::ApiVersions(ApiVersionsRequest::default());
+    sent(&mut conn, (header(18, 3, 1), request), &mut server).await;
     // An older server: ApiVersions 0-2 only, so it answers at v0.
     let old = ApiVersionsResponse {
         error_code: ErrorCode::UNSUPPORTED_VERSION.code(),
@@ -520,13 +501,8 @@ async fn api_versions_answered_at_v0_is_read_at_v0() {
     assert_eq!(response.body, ResponseBody::ApiVersions(old));
 
     // The same bytes with another error code are not read at v0.
-    conn.send((
-        header(18, 3, 2),
-        RequestBody::ApiVersions(ApiVersionsRequest::default()),
-    ))
-    .await
-    .unwrap();
-    read_raw_frame(&mut server, &mut buf).await.unwrap();
+    let request = RequestBody::ApiVersions(ApiVersionsRequest::default());
+    sent(&mut conn, (header(18, 3, 2), request), &mut server).await;
     answer[7] = 2; // correlation id 2
     answer[9] = 0; // error code 0 (NONE)
     server.write_all(&answer).await.unwrap();
@@ -543,31 +519,20 @@ async fn api_versions_answered_at_v0_is_read_at_v0() {
 fn refused_writes_leave_the_buffer_as_it_was() {
     let mut client = ClientCodec::<RequestBody>::new();
     let mut out = BytesMut::from(&b"earlier"[..]);
-    // Metadata has no version 99.
-    let err = client
-        .encode(
-            (
-                header(3, 99, 1),
-                RequestBody::Metadata(MetadataRequest::default()),
-            ),
-            &mut out,
-        )
-        .unwrap_err();
-    assert!(
-        matches!(&err, CodecError::Encode(e) if matches!(e.kind(), EncodeErrorKind::UnsupportedVersion { .. })),
-        "{err}"
-    );
-    // A header that names another API than the body.
-    let err = client
-        .encode(
-            (
-                header(18, 3, 1),
-                RequestBody::Metadata(MetadataRequest::default()),
-            ),
-            &mut out,
-        )
-        .unwrap_err();
-    assert!(matches!(err, CodecError::Encode(_)), "{err}");
+    // Metadata has no version 99; a header that names ApiVersions does not go with its body.
+    for (key, version) in [(3, 99), (18, 3)] {
+        let request = RequestBody::Metadata(MetadataRequest::default());
+        let err = client
+            .encode((header(key, version, 1), request), &mut out)
+            .unwrap_err();
+        assert!(
+            matches!(&err, CodecError::Encode(e) if matches!(
+                e.kind(),
+                EncodeErrorKind::UnsupportedVersion { .. } | EncodeErrorKind::HeaderMismatch { .. }
+            )),
+            "{err}"
+        );
+    }
     assert_eq!(&out[..], b"earlier");
     assert_eq!(client.in_flight(), 0);
 

@@ -101,16 +101,12 @@ impl Connection {
     }
 
     async fn api_versions(&mut self, version: i16) -> Result<ApiVersionsResponse, Error> {
-        let request = RequestBody::ApiVersions(ApiVersionsRequest {
+        let request = ApiVersionsRequest {
             client_software_name: KafkaString::from_static("kafka-wire-async-client"),
             client_software_version: KafkaString::from_static(env!("CARGO_PKG_VERSION")),
             ..Default::default()
-        });
-        let response = self.call(request, version).await?;
-        match response.body {
-            ResponseBody::ApiVersions(answer) => Ok(answer),
-            other => Err(format!("ApiVersions answered with {}", other.api().name()).into()),
-        }
+        };
+        Ok(call!(self, ApiVersions(request), version))
     }
 
     /// The agreed version of API `key`.

@@ -4,6 +4,25 @@
 //! printing each step; any failure ends it with a non-zero exit status.
 #![forbid(unsafe_code)]
 
+/// Sends `$api($request)` at `$version` on `$conn` and evaluates to the body of the answer, of
+/// the same API (the codec reads an answer as the body of the request it answers); returns the
+/// error from the enclosing function.
+macro_rules! call {
+    ($conn:expr, $api:ident($request:expr), $version:expr) => {
+        match $conn
+            .call(RequestBody::$api($request), $version)
+            .await?
+            .body
+        {
+            ResponseBody::$api(answer) => answer,
+            other => {
+                let (asked, answered) = (stringify!($api), other.api().name());
+                return Err(format!("{asked} answered with {answered}").into());
+            }
+        }
+    };
+}
+
 mod connection;
 
 use bytes::{Bytes, BytesMut};
@@ -15,7 +34,7 @@ use kafka_wire::messages::metadata_request::MetadataRequestTopic;
 use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
 use kafka_wire::messages::{FetchRequest, MetadataRequest, ProduceRequest};
 use kafka_wire::records::{RecordBatchBuilder, RecordsReader};
-use kafka_wire::{ApiMessage, ErrorCode, KafkaString, Records};
+use kafka_wire::{ApiMessage, ApiSet, ErrorCode, KafkaString, Records};
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -177,13 +196,7 @@ async fn leader_of(conn: &mut Connection, topic: &str, partition: i32) -> Result
         allow_auto_topic_creation: version < 4,
         ..Default::default()
     };
-    let ResponseBody::Metadata(metadata) = conn
-        .call(RequestBody::Metadata(request), version)
-        .await?
-        .body
-    else {
-        return Err("Metadata answered with another API".into());
-    };
+    let metadata = call!(conn, Metadata(request), version);
     println!(
         "[{}] Metadata v{version}: cluster {}, brokers {:?}, controller {}",
         conn.addr,
@@ -272,13 +285,7 @@ async fn produce(
         }],
         ..Default::default()
     };
-    let ResponseBody::Produce(response) = conn
-        .call(RequestBody::Produce(request), version)
-        .await?
-        .body
-    else {
-        return Err("Produce answered with another API".into());
-    };
+    let response = call!(conn, Produce(request), version);
     let answer = response
         .responses
         .iter()
@@ -341,11 +348,7 @@ async fn fetch_back(
             }],
             ..Default::default()
         };
-        let ResponseBody::Fetch(response) =
-            conn.call(RequestBody::Fetch(request), version).await?.body
-        else {
-            return Err("Fetch answered with another API".into());
-        };
+        let response = call!(conn, Fetch(request), version);
         ErrorCode::from(response.error_code)
             .as_result()
             .map_err(|e| format!("Fetch: {e}"))?;
