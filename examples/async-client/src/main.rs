@@ -133,10 +133,17 @@ impl Options {
     }
 }
 
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     let options = Options::from_matches(&cli().get_matches());
-    match run(&options).await {
+    // One thread is plenty for one request at a time.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build();
+    let result = match runtime {
+        Ok(runtime) => runtime.block_on(run(&options)),
+        Err(e) => Err(e.into()),
+    };
+    match result {
         Ok(()) => {
             println!("async-client: OK");
             ExitCode::SUCCESS

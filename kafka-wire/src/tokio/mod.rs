@@ -20,8 +20,8 @@
 //! use tokio::net::{TcpListener, TcpStream};
 //! use tokio_util::codec::Framed;
 //!
-//! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! # runtime.block_on(async {
 //! let listener = TcpListener::bind("127.0.0.1:0").await?;
 //! let addr = listener.local_addr()?;
 //!
@@ -53,8 +53,9 @@
 //!
 //! drop(conn); // the server reads the end of the stream and stops
 //! server.await??;
-//! # Ok(())
-//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # })?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! # Errors
