@@ -63,9 +63,10 @@
 //! Reading fails with a [`CodecError`]: the socket's [`io::Error`], a [`DecodeError`] (a frame
 //! over the maximum size, a header or body that does not decode, with the field path and byte
 //! offset), or on the client a response to no request in flight. A decoder that returned an
-//! error reads nothing more ([`CodecError::Stopped`] from then on, the buffer discarded): the
-//! stream is no longer known to be at a frame boundary, so **drop the connection**. (`Framed`
-//! yields the error and then ends its stream.)
+//! error reads nothing more ([`CodecError::Stopped`] from then on, the buffer discarded): a
+//! frame refused for its size leaves the stream inside that frame, and a peer that sent what
+//! cannot be read is not trusted further (Kafka's brokers close such connections too), so
+//! **drop the connection**. (`Framed` yields the error and then ends its stream.)
 //!
 //! Writing fails with an [`EncodeError`] for a message that cannot be written at its version,
 //! or on the client a correlation id still in flight; the buffer is left as it was, so the
