@@ -38,7 +38,8 @@
 //!
 //! The attribute vocabulary is in [`attributes`]; the messages of the protocol are in
 //! [`messages`]. Enums of request or response bodies, Kafka's and an application's own, derive
-//! [`ApiSet`] and are read and written by API key and version ([`api`], [`frame`]).
+//! [`ApiSet`] and are read and written by API key and version ([`api`], [`frame`]); with the
+//! `tokio` feature, `kafka_wire::tokio` frames them on async connections.
 #![forbid(unsafe_code)]
 // docs.rs builds with `--cfg docsrs` on nightly, where `doc_cfg` marks each item with the
 // features it needs.
@@ -64,6 +65,8 @@ mod primitives;
 pub mod records;
 mod segments;
 mod tagged;
+#[cfg(feature = "tokio")]
+pub mod tokio;
 mod traits;
 mod types;
 mod version;

@@ -42,17 +42,14 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-pids=()
+# shellcheck source=cluster.sh
+. "$here/cluster.sh"
+
 dir=""
 work=$(mktemp -d "${TMPDIR:-/tmp}/txn-broker-real-client.XXXXXX")
 cleanup() {
     local status=$?
-    for pid in ${pids[@]+"${pids[@]}"}; do
-        kill "$pid" 2>/dev/null || true
-    done
-    for pid in ${pids[@]+"${pids[@]}"}; do
-        wait "$pid" 2>/dev/null || true
-    done
+    txn_cluster_stop
     if [ -z "${KEEP:-}" ]; then
         rm -rf "$work"
     else
@@ -102,45 +99,9 @@ if [ -z "$bootstrap" ]; then
     (cd "$root" && cargo build --quiet -p txn-broker) >>"$work/setup.log" 2>&1 || fail "cargo build"
     exe=$target/debug/txn-broker
     dir=$work/data
-    # A base port whose three client ports and three broker ports are all free now.
-    base=$("$venv/bin/python" - <<'EOF'
-import random, socket
-def free(port):
-    s = socket.socket()
-    try:
-        s.bind(("127.0.0.1", port))
-        return True
-    except OSError:
-        return False
-    finally:
-        s.close()
-for _ in range(200):
-    base = random.randrange(20000, 60000)
-    if all(free(base + i) and free(base + 100 + i) for i in range(3)):
-        print(base)
-        break
-EOF
-)
-    [ -n "$base" ] || fail "no free ports"
-    "$exe" init --data "$dir" --brokers 3 --base-port "$base" --topic orders:3 >>"$work/setup.log" 2>&1 \
-        || fail "txn-broker init"
-    for id in 0 1 2; do
-        # The brokers also end by themselves within a second of this script's end, even a
-        # kill -9 of it: their standard input is a pipe from a loop that lives as long as it.
-        "$exe" start --data "$dir" --id "$id" --verbose --exit-with-stdin \
-            2>"$dir/broker-$id.log" >/dev/null \
-            < <(while kill -0 $$ 2>/dev/null; do sleep 1; done) &
-        pids+=($!)
-    done
-    for id in 0 1 2; do
-        for _ in $(seq 200); do
-            grep -q "broker $id up" "$dir/broker-$id.log" 2>/dev/null && break
-            kill -0 "${pids[$id]}" 2>/dev/null || fail "broker $id ended at start"
-            sleep 0.05
-        done
-        grep -q "broker $id up" "$dir/broker-$id.log" || fail "broker $id did not start within 10 s"
-    done
-    bootstrap="127.0.0.1:$base,127.0.0.1:$((base + 1)),127.0.0.1:$((base + 2))"
+    txn_cluster_start "$exe" "$dir" 3 --topic orders:3 2>>"$work/setup.log" ||
+        fail "$(tail -n 1 "$work/setup.log")"
+    bootstrap=$TXN_CLUSTER_BOOTSTRAP
 fi
 
 status=0

@@ -1,5 +1,5 @@
 //! Kafka's API sets: a body of any request, and of any response, read or written by
-//! `(api key, version)` at run time through [`ApiSet`](crate::ApiSet). Each variant sits
+//! `(api key, version)` at run time through [`ApiSet`]. Each variant sits
 //! behind its API's cargo feature; the derive takes keys, versions and header versions
 //! from the messages, and the attributes give the header exceptions Kafka's schemas state.
 //!

@@ -1,0 +1,150 @@
+//! The server's codec: request frames in, response frames out.
+
+use super::{CodecError, FrameReader, Response, API_VERSIONS_KEY};
+use crate::api::RequestSet;
+use crate::frame::{self, DEFAULT_MAX_FRAME_SIZE};
+use crate::messages::RequestHeader;
+use crate::{Decode, DecodeError};
+use bytes::{Bytes, BytesMut};
+use core::fmt;
+use core::marker::PhantomData;
+use tokio_util::codec::{Decoder, Encoder};
+
+/// The codec of a server: decodes request frames into `(RequestHeader, S)` for any request set
+/// `S`, and encodes [`Response`]s of `S::Responses`.
+///
+/// A frame whose size field is above the maximum is an error before its bytes are buffered;
+/// any decoding error stops the decoder (see the [module](super#errors): drop the connection).
+/// An ApiVersions request at a version `S` lacks is yielded, not refused (see the
+/// [module](super#apiversions-at-a-version-one-side-does-not-know)).
+///
+/// ```
+/// use bytes::BytesMut;
+/// use kafka_wire::frame;
+/// use kafka_wire::messages::api::{RequestBody, ResponseBody};
+/// use kafka_wire::messages::{MetadataRequest, MetadataResponse, RequestHeader};
+/// use kafka_wire::tokio::{Response, ServerCodec};
+/// use kafka_wire::DecodeErrorKind;
+/// use tokio_util::codec::{Decoder, Encoder};
+///
+/// let mut codec = ServerCodec::<RequestBody>::with_max_frame_size(1024);
+/// let header = RequestHeader {
+///     request_api_key: 3,
+///     request_api_version: 12,
+///     correlation_id: 5,
+///     ..Default::default()
+/// };
+/// let mut wire = BytesMut::new();
+/// frame::encode_request(&mut wire, &header, &RequestBody::Metadata(MetadataRequest::default()))?;
+///
+/// // A frame is yielded once all of it is there.
+/// let mut buf = wire.split_to(7);
+/// assert!(codec.decode(&mut buf)?.is_none());
+/// buf.extend_from_slice(&wire);
+/// let (read, body) = codec.decode(&mut buf)?.expect("a whole frame");
+/// assert_eq!(read, header);
+///
+/// let mut out = BytesMut::new();
+/// let answer = ResponseBody::Metadata(MetadataResponse::default());
+/// codec.encode(Response::for_request(&read, answer), &mut out)?;
+///
+/// // 2000 bytes announced: refused from the size field alone.
+/// let mut buf = BytesMut::from(&2000i32.to_be_bytes()[..]);
+/// let err = codec.decode(&mut buf).unwrap_err();
+/// assert!(matches!(
+///     err,
+///     kafka_wire::tokio::CodecError::Decode(ref e)
+///         if matches!(e.kind(), DecodeErrorKind::FrameTooLarge { size: 2000, max: 1024 })
+/// ));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct ServerCodec<S> {
+    reader: FrameReader,
+    set: PhantomData<fn() -> S>,
+}
+
+impl<S> ServerCodec<S> {
+    /// A codec that reads frames of up to [`DEFAULT_MAX_FRAME_SIZE`] bytes (Kafka's default
+    /// `socket.request.max.bytes`).
+    pub fn new() -> Self {
+        Self::with_max_frame_size(DEFAULT_MAX_FRAME_SIZE)
+    }
+
+    /// A codec that reads frames of up to `max` bytes (the size field excluded).
+    pub fn with_max_frame_size(max: usize) -> Self {
+        ServerCodec {
+            reader: FrameReader::new(max),
+            set: PhantomData,
+        }
+    }
+
+    /// The largest frame the codec reads.
+    pub fn max_frame_size(&self) -> usize {
+        self.reader.max_frame_size
+    }
+}
+
+impl<S> Default for ServerCodec<S> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<S> fmt::Debug for ServerCodec<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerCodec")
+            .field("max_frame_size", &self.reader.max_frame_size)
+            .field("stopped", &self.reader.stopped)
+            .finish()
+    }
+}
+
+impl<S: RequestSet> Decoder for ServerCodec<S> {
+    type Item = (RequestHeader, S);
+    type Error = CodecError;
+
+    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Self::Item>, CodecError> {
+        self.reader.next(src, read_request)
+    }
+
+    fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<Self::Item>, CodecError> {
+        self.reader.last(src, read_request)
+    }
+}
+
+/// Writes the response; on error nothing of it stays in `dst`.
+impl<S: RequestSet> Encoder<Response<S::Responses>> for ServerCodec<S> {
+    type Error = CodecError;
+
+    fn encode(
+        &mut self,
+        response: Response<S::Responses>,
+        dst: &mut BytesMut,
+    ) -> Result<(), CodecError> {
+        let start = dst.len();
+        frame::encode_response(dst, &response.header, &response.body, response.version).map_err(
+            |e| {
+                dst.truncate(start);
+                e.into()
+            },
+        )
+    }
+}
+
+/// A request frame, with Kafka's exception for ApiVersions at a version the set lacks.
+fn read_request<S: RequestSet>(frame: Bytes) -> Result<(RequestHeader, S), CodecError> {
+    if let Some(&[k0, k1, v0, v1]) = frame.get(..4) {
+        let (key, version) = (i16::from_be_bytes([k0, k1]), i16::from_be_bytes([v0, v1]));
+        if key == API_VERSIONS_KEY {
+            if let Some(api) = S::find(key).filter(|api| !api.versions().contains(version)) {
+                // The header version of an unknown version follows the rule of the known ones
+                // (flexible from version 3 on, as in Kafka); only the body is left unread.
+                let mut rest = frame;
+                let header = RequestHeader::decode(&mut rest, api.header_version(version))?;
+                let body = S::decode(key, &mut Bytes::new(), 0).map_err(DecodeError::at_start)?;
+                return Ok((header, body));
+            }
+        }
+    }
+    Ok(frame::decode_request(frame)?)
+}
