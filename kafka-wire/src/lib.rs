@@ -56,6 +56,9 @@ mod error;
 mod error_code;
 mod fields;
 pub mod frame;
+#[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+pub mod json;
 pub mod messages;
 #[cfg(feature = "api-versions")]
 pub mod negotiate;
