@@ -8,6 +8,7 @@
 #   examples/txn-broker/tests/real-client.sh --bootstrap 127.0.0.1:9092   # a running cluster
 #   KEEP=1 examples/txn-broker/tests/real-client.sh          # keep the data dir and logs
 #   REAL_CLIENT_TIMEOUT=900                                   # bound on the whole run (s)
+#   REAL_CLIENT_BASE_PORT=40000                               # fixed ports (a capture filters on them)
 #
 # Any other argument is passed to real_client.py (e.g. --debug protocol).
 #
@@ -103,7 +104,8 @@ if [ -z "$bootstrap" ]; then
     exe=$target/debug/txn-broker
     dir=$work/data
     # A base port whose three client ports and three broker ports are all free now.
-    base=$("$venv/bin/python" - <<'EOF'
+    base=${REAL_CLIENT_BASE_PORT:-}
+    [ -n "$base" ] || base=$("$venv/bin/python" - <<'EOF'
 import random, socket
 def free(port):
     s = socket.socket()
