@@ -43,7 +43,7 @@ fn stdin() -> Result<String> {
 /// Bytes from hex; white space is ignored.
 pub fn from_hex(text: &str) -> Result<Bytes> {
     let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return Err(Failure(format!(
             "odd number of hex digits ({})",
             digits.len()

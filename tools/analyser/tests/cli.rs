@@ -352,14 +352,12 @@ fn exchange() -> Vec<(RequestHeader, RequestBody, ResponseHeader, ResponseBody)>
     ]
 }
 
-/// A pcap file (Ethernet) of one connection carrying `to_server` and `to_client` in segments
-/// cut and ordered as `cut` says.
+/// A pcap file (Ethernet) of one connection carrying `to_server` and `to_client`, in segments
+/// reordered, repeated, overlapping and split as described below.
 fn capture(to_server: &[u8], to_client: &[u8]) -> Vec<u8> {
     let mut file = Vec::new();
     // Global header: magic, version 2.4, zone, accuracy, snap length, Ethernet.
-    for word in [0xa1b2c3d4u32] {
-        file.extend_from_slice(&word.to_le_bytes());
-    }
+    file.extend_from_slice(&0xa1b2c3d4u32.to_le_bytes());
     file.extend_from_slice(&2u16.to_le_bytes());
     file.extend_from_slice(&4u16.to_le_bytes());
     file.extend_from_slice(&[0; 8]);
