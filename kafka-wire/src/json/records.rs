@@ -7,7 +7,7 @@
 //! let batch = RecordBatchBuilder::new()
 //!     .producer(4000, 2, 17)
 //!     .record(Record::new(Some("k".into()), Some("v".into())).with_timestamp(1_700_000_000_000))
-//!     .build()?;
+//!     .build();
 //! let json = serde_json::to_string(&batch)?;
 //! assert!(json.starts_with(r#"{"baseOffset":0,"partitionLeaderEpoch":-1,"magic":2,"#));
 //! assert!(json.contains(r#""records":[{"offset":0,"timestamp":1700000000000,"key":"aw==","value":"dg==","headers":[]}]"#));
