@@ -58,6 +58,9 @@ mod error_code;
 mod fields;
 pub mod frame;
 pub mod int_array;
+#[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+pub mod json;
 pub mod messages;
 #[cfg(feature = "api-versions")]
 pub mod negotiate;

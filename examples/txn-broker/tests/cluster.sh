@@ -4,7 +4,8 @@
 #
 #   txn_cluster_start EXE DIR BROKERS [init options...]
 #       Writes DIR/cluster.txt for BROKERS brokers on a base port whose client and broker ports
-#       are all free now (`txn-broker init`, which gets the init options, e.g. --topic orders:3),
+#       are all free now, or on TXN_CLUSTER_BASE_PORT when it is set (a capture filters on fixed
+#       ports) (`txn-broker init`, which gets the init options, e.g. --topic orders:3),
 #       starts each broker with --verbose (its log in DIR/broker-ID.log) and waits until every
 #       one is up. Sets TXN_CLUSTER_BASE (broker i's client port is TXN_CLUSTER_BASE + i),
 #       TXN_CLUSTER_BOOTSTRAP (every client address, comma-separated) and TXN_CLUSTER_PIDS.
@@ -44,7 +45,8 @@ txn_cluster_start() {
     local exe=$1 dir=$2 brokers=$3
     shift 3
     local base id
-    base=$(txn_cluster_free_base "$brokers")
+    base=${TXN_CLUSTER_BASE_PORT:-}
+    [ -n "$base" ] || base=$(txn_cluster_free_base "$brokers")
     [ -n "$base" ] || { echo "txn-cluster: no free ports" >&2; return 1; }
     mkdir -p "$dir"
     "$exe" init --data "$dir" --brokers "$brokers" --base-port "$base" "$@" >&2 ||

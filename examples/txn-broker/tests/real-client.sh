@@ -8,6 +8,7 @@
 #   examples/txn-broker/tests/real-client.sh --bootstrap 127.0.0.1:9092   # a running cluster
 #   KEEP=1 examples/txn-broker/tests/real-client.sh          # keep the data dir and logs
 #   REAL_CLIENT_TIMEOUT=900                                   # bound on the whole run (s)
+#   REAL_CLIENT_BASE_PORT=40000                               # fixed ports (a capture filters on them)
 #
 # Any other argument is passed to real_client.py (e.g. --debug protocol).
 #
@@ -99,7 +100,8 @@ if [ -z "$bootstrap" ]; then
     (cd "$root" && cargo build --quiet -p txn-broker) >>"$work/setup.log" 2>&1 || fail "cargo build"
     exe=$target/debug/txn-broker
     dir=$work/data
-    txn_cluster_start "$exe" "$dir" 3 --topic orders:3 2>>"$work/setup.log" ||
+    TXN_CLUSTER_BASE_PORT=${REAL_CLIENT_BASE_PORT:-} \
+        txn_cluster_start "$exe" "$dir" 3 --topic orders:3 2>>"$work/setup.log" ||
         fail "$(tail -n 1 "$work/setup.log")"
     bootstrap=$TXN_CLUSTER_BOOTSTRAP
 fi

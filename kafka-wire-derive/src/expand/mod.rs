@@ -2,6 +2,7 @@
 
 mod decode;
 mod encode;
+mod serde;
 pub mod set;
 mod size;
 
@@ -55,6 +56,7 @@ pub(crate) fn wrap(items: TokenStream) -> TokenStream {
 fn fallback(input: &syn::DeriveInput, is_top: bool, p: &TokenStream) -> TokenStream {
     let ident = &input.ident;
     let (impl_g, ty_g, where_g) = input.generics.split_for_impl();
+    let json = serde::fallback(input, p);
     let message = is_top.then(|| {
         quote! {
             impl #impl_g #p::Message for #ident #ty_g #where_g {
@@ -81,6 +83,7 @@ fn fallback(input: &syn::DeriveInput, is_top: bool, p: &TokenStream) -> TokenStr
         }
         impl #impl_g #p::NullableCodec for #ident #ty_g #where_g {}
         #message
+        #json
     }
 }
 
@@ -95,6 +98,7 @@ fn expand_impls(msg: &Message) -> TokenStream {
     let decode = decode::expand_decode(msg);
     let min_len = min_len(msg);
     let infos = msg.fields.iter().map(|f| field_info(f, p));
+    let json = serde::ENABLED.then(|| serde::expand(msg));
     let message = msg.top.as_ref().map(|top| {
         let name = ident.to_string();
         let versions = top.versions.range.to_tokens(p);
@@ -153,6 +157,7 @@ fn expand_impls(msg: &Message) -> TokenStream {
         impl #p::NullableCodec for #ident {}
 
         #message
+        #json
     }
 }
 

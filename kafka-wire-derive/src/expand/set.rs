@@ -127,6 +127,7 @@ fn expand_impls(set: &Set) -> TokenStream {
     let encode = per_body(quote!(#p::Encode::encode(__body, __buf, __version)));
     let encoded_len = per_body(quote!(#p::Encode::encoded_len(__body, __version)));
     let checks = checks(set);
+    let json = super::serde::expand_set(set, key_const);
     quote! {
         #(#keys)*
 
@@ -160,6 +161,8 @@ fn expand_impls(set: &Set) -> TokenStream {
         #side_impl
 
         #checks
+
+        #json
     }
 }
 

@@ -323,8 +323,15 @@ fn render_facts(messages: &[Message]) -> Result<String, String> {
             let mut fields = Vec::new();
             for f in &s.fields {
                 let ident = field_ident(&f.name);
+                // Kafka's JSON converters name a field by its schema name with the first letter
+                // in lower case; the JSON form's test holds the derive's names to these.
+                let mut json_name = f.name.clone();
+                if let Some(first) = json_name.get(..1).map(str::to_ascii_lowercase) {
+                    json_name.replace_range(..1, &first);
+                }
                 fields.push(json!({
                     "name": ident.trim_start_matches("r#"),
+                    "json_name": json_name,
                     "type": f.ty.schema_name(),
                     "versions": span(&f.versions)?,
                     "nullable": span(&f.nullable)?,
