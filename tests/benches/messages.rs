@@ -12,15 +12,16 @@
 //!
 //! Per shape, three rows: decode (both read the bytes kafka-protocol wrote, which must equal
 //! kafka-wire's), encode (each writes the value it decoded into a buffer sized by its own size
-//! computation, as a sender does), and `encoded_len` against `compute_size`. Allocations are
-//! those of one call. Before anything is timed, both libraries must write each value to the same
-//! bytes and read those bytes back to the same value, compared field by field across the two
-//! libraries' types; the hand-written codec must do the same against kafka-wire, and accept and
-//! refuse the same corrupted inputs.
+//! computation, as a sender does), and size (`encoded_len` against `compute_size`).
+//! Allocations are those of one call. Before anything is timed, both libraries must write each
+//! value to the same bytes and read those bytes back to the same value, compared field by field
+//! across the two libraries' types; the hand-written codec must do the same against kafka-wire,
+//! and accept and refuse the same corrupted inputs.
 //!
 //! `cargo bench -p kafka-wire-tests --bench messages` prints the table; `KW_BENCH=quick` for a
-//! smoke run, `KW_BENCH_ONLY=<text>` to run the rows whose "shape operation" contains the text
-//! (`KW_BENCH_ONLY="MetadataResponse v13 decode"`).
+//! smoke run, `KW_BENCH_ONLY=<text>` to build, check and run only the rows whose "shape
+//! operation" contains the text (`KW_BENCH_ONLY="MetadataResponse v13 decode"`), and with it
+//! `KW_BENCH_PROFILE=kafka-wire` to time kafka-wire alone under a profiler.
 #![forbid(unsafe_code)]
 
 #[path = "compare/mod.rs"]
@@ -42,6 +43,10 @@ use kafka_wire_tests::random::Rng;
 use std::fmt::Debug;
 use std::hint::black_box;
 
+/// The operations timed on every shape, in the order of the table; no name is part of another,
+/// so that `KW_BENCH_ONLY` can pick any one of them.
+const CASES: [&str; 3] = ["decode", "encode", "size"];
+
 /// One shape: its row group and what the legend says of it.
 struct Shape {
     group: String,
@@ -61,84 +66,86 @@ fn main() {
         ),
     ] {
         let group = format!("WriteTxnMarkersRequest v1 {size}");
-        let request = shapes::write_txn_markers_request(markers, topics, partitions);
-        let bytes = message(
-            &mut compare,
-            &group,
-            1,
-            &request,
-            peer::write_txn_markers_request,
-        );
-        by_hand(
-            &mut compare,
-            &group,
-            &bytes,
-            Hand {
+        if compare.wants(&group, &CASES) {
+            let request = shapes::write_txn_markers_request(markers, topics, partitions);
+            let bytes = message(
+                &mut compare,
+                &group,
+                1,
+                &request,
+                peer::write_txn_markers_request,
+            );
+            let hand = Hand {
                 decode: hand::Request::decode,
                 encode: hand::Request::encode,
                 len: hand::Request::encoded_len,
                 ours: request_of,
-            },
-        );
-        shapes.push(Shape {
-            group,
-            about,
-            bytes: bytes.len(),
-        });
+            };
+            by_hand(&mut compare, &group, &bytes, hand);
+            shapes.push(Shape {
+                group,
+                about,
+                bytes: bytes.len(),
+            });
+        }
 
         let group = format!("WriteTxnMarkersResponse v1 {size}");
-        let response = shapes::write_txn_markers_response(markers, topics, partitions);
-        let bytes = message(
-            &mut compare,
-            &group,
-            1,
-            &response,
-            peer::write_txn_markers_response,
-        );
-        by_hand(
-            &mut compare,
-            &group,
-            &bytes,
-            Hand {
+        if compare.wants(&group, &CASES) {
+            let response = shapes::write_txn_markers_response(markers, topics, partitions);
+            let bytes = message(
+                &mut compare,
+                &group,
+                1,
+                &response,
+                peer::write_txn_markers_response,
+            );
+            let hand = Hand {
                 decode: hand::Response::decode,
                 encode: hand::Response::encode,
                 len: hand::Response::encoded_len,
                 ours: response_of,
-            },
-        );
+            };
+            by_hand(&mut compare, &group, &bytes, hand);
+            shapes.push(Shape {
+                group,
+                about,
+                bytes: bytes.len(),
+            });
+        }
+    }
+
+    let group = "MetadataResponse v13";
+    if compare.wants(group, &CASES) {
+        let metadata = shapes::metadata_response();
+        let bytes = message(&mut compare, group, 13, &metadata, peer::metadata_response);
         shapes.push(Shape {
-            group,
-            about,
+            group: group.to_owned(),
+            about: "6 brokers with rack, 200 topics × 50 partitions, 3 replicas, 3 in sync",
             bytes: bytes.len(),
         });
     }
 
-    let group = "MetadataResponse v13".to_owned();
-    let metadata = shapes::metadata_response();
-    let bytes = message(&mut compare, &group, 13, &metadata, peer::metadata_response);
-    shapes.push(Shape {
-        group,
-        about: "6 brokers with rack, 200 topics × 50 partitions, 3 replicas, 3 in sync",
-        bytes: bytes.len(),
-    });
+    let group = "ProduceRequest v13";
+    if compare.wants(group, &CASES) {
+        let produce = shapes::produce_request();
+        let bytes = message(&mut compare, group, 13, &produce, peer::produce_request);
+        shapes.push(Shape {
+            group: group.to_owned(),
+            about: "1 topic by id, 10 partitions × 16 KiB of records",
+            bytes: bytes.len(),
+        });
+    }
 
-    let group = "ProduceRequest v13".to_owned();
-    let produce = shapes::produce_request();
-    let bytes = message(&mut compare, &group, 13, &produce, peer::produce_request);
-    shapes.push(Shape {
-        group,
-        about: "1 topic by id, 10 partitions × 16 KiB of records",
-        bytes: bytes.len(),
-    });
-
-    let group = "FetchResponse v18".to_owned();
-    let fetch = shapes::fetch_response();
-    let bytes = message(&mut compare, &group, 18, &fetch, peer::fetch_response);
-    shapes.push(Shape {
-        group,
-        about: "1 topic by id, 10 partitions × 64 KiB of records",
-        bytes: bytes.len(),
-    });
+    let group = "FetchResponse v18";
+    if compare.wants(group, &CASES) {
+        let fetch = shapes::fetch_response();
+        let bytes = message(&mut compare, group, 18, &fetch, peer::fetch_response);
+        shapes.push(Shape {
+            group: group.to_owned(),
+            about: "1 topic by id, 10 partitions × 64 KiB of records",
+            bytes: bytes.len(),
+        });
+    }
 
     println!("\n| shape | what | bytes |\n|---|---|---|");
     for s in &shapes {
@@ -208,23 +215,24 @@ where
     drop(input.clone());
 
     let len = input.len();
+    let [decode, encode, size] = CASES;
     compare.run(
         group,
-        "decode",
+        decode,
         len,
         || M::decode(&mut black_box(&input).clone(), version).unwrap(),
         || P::decode(&mut black_box(&input).clone(), version).unwrap(),
     );
     compare.run(
         group,
-        "encode",
+        encode,
         len,
         || black_box(&our_value).encode_to_bytes(version).unwrap(),
         || peer_encode(black_box(&their_value), version),
     );
     compare.run(
         group,
-        "encoded_len",
+        size,
         len,
         || black_box(&our_value).encoded_len(version).unwrap(),
         || black_box(&their_value).compute_size(version).unwrap(),
@@ -298,10 +306,11 @@ where
     drop(input.clone());
     let len = input.len();
     let what = "hand-written";
+    let [decode, encode, size] = CASES;
     compare.reference(
         what,
         group,
-        "decode",
+        decode,
         len,
         || M::decode(&mut black_box(input).clone(), 1).unwrap(),
         || (hand.decode)(&mut black_box(input).clone()).unwrap(),
@@ -309,7 +318,7 @@ where
     compare.reference(
         what,
         group,
-        "encode",
+        encode,
         len,
         || black_box(&ours).encode_to_bytes(1).unwrap(),
         || (hand.encode)(black_box(&value)).unwrap(),
@@ -317,7 +326,7 @@ where
     compare.reference(
         what,
         group,
-        "encoded_len",
+        size,
         len,
         || black_box(&ours).encoded_len(1).unwrap(),
         || (hand.len)(black_box(&value)),

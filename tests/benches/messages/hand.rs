@@ -2,9 +2,10 @@
 //! what a derived codec could cost at best.
 //!
 //! Straight-line code for these two messages and nothing else, over `bytes`: no traits, no
-//! version checks, no field paths in errors. Decoding builds plain structs with the zero-copy
-//! choices kafka-wire makes (names are `Bytes` slices of the input, checked for UTF-8 once;
-//! unknown tagged fields are kept as `Bytes` slices, nothing read is lost), and it checks
+//! version checks, no field paths in errors, a cursor with a handful of readers (one generic,
+//! for arrays of structs: `Reader::elements`). Decoding builds plain structs with the
+//! zero-copy choices kafka-wire makes (names are `Bytes` slices of the input, checked for UTF-8
+//! once; unknown tagged fields are kept as `Bytes` slices, nothing read is lost), and it checks
 //! what any codec facing the network must:
 //! - every fixed-size read, length and count against the bytes that remain, so that a forged
 //!   count allocates no more than the input could hold (a count is refused when its elements,
@@ -19,6 +20,10 @@
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 
+/// Eight bytes, as a decoder's error usually is (a pointer): with one byte, `Result<Vec<_>,
+/// Error>` keeps the error in a byte of the vector's pointer, and LLVM then moves every
+/// decoded vector through the stack in pieces that stall store forwarding (measured: a fifth
+/// of the time of decoding the large response).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u64)]
 pub enum Error {
@@ -49,7 +54,7 @@ pub struct Request {
     pub tags: Vec<Tagged>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Marker {
     pub producer_id: i64,
     pub producer_epoch: i16,
@@ -59,7 +64,7 @@ pub struct Marker {
     pub tags: Vec<Tagged>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct MarkerTopic {
     /// UTF-8, checked when read.
     pub name: Bytes,
@@ -73,14 +78,14 @@ pub struct Response {
     pub tags: Vec<Tagged>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct MarkerResult {
     pub producer_id: i64,
     pub topics: Vec<TopicResult>,
     pub tags: Vec<Tagged>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicResult {
     /// UTF-8, checked when read.
     pub name: Bytes,
@@ -88,7 +93,7 @@ pub struct TopicResult {
     pub tags: Vec<Tagged>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionResult {
     pub partition_index: i32,
     pub error_code: i16,
@@ -108,19 +113,17 @@ impl Request {
     pub fn decode(buf: &mut Bytes) -> Result<Request, Error> {
         let mut r = Reader::new(&*buf);
         let count = r.count(MARKER_MIN)?;
-        let mut markers = Vec::with_capacity(count);
-        for _ in 0..count {
+        let markers = r.elements(count, |r| {
             let [p0, p1, p2, p3, p4, p5, p6, p7, e0, e1, result] = r.array()?;
             let topic_count = r.count(MARKER_TOPIC_MIN)?;
-            let mut topics = Vec::with_capacity(topic_count);
-            for _ in 0..topic_count {
-                topics.push(MarkerTopic {
+            let topics = r.elements(topic_count, |r| {
+                Ok(MarkerTopic {
                     name: r.string()?,
                     partition_indexes: r.i32s()?,
                     tags: r.tags()?,
-                });
-            }
-            markers.push(Marker {
+                })
+            })?;
+            Ok(Marker {
                 producer_id: i64::from_be_bytes([p0, p1, p2, p3, p4, p5, p6, p7]),
                 producer_epoch: i16::from_be_bytes([e0, e1]),
                 // Any byte but 0 is true, as Kafka reads it.
@@ -128,8 +131,8 @@ impl Request {
                 topics,
                 coordinator_epoch: i32::from_be_bytes(r.array()?),
                 tags: r.tags()?,
-            });
-        }
+            })
+        })?;
         let tags = r.tags()?;
         let used = r.used();
         buf.advance(used);
@@ -182,36 +185,32 @@ impl Response {
     pub fn decode(buf: &mut Bytes) -> Result<Response, Error> {
         let mut r = Reader::new(&*buf);
         let count = r.count(MARKER_RESULT_MIN)?;
-        let mut markers = Vec::with_capacity(count);
-        for _ in 0..count {
+        let markers = r.elements(count, |r| {
             let producer_id = i64::from_be_bytes(r.array()?);
             let topic_count = r.count(TOPIC_RESULT_MIN)?;
-            let mut topics = Vec::with_capacity(topic_count);
-            for _ in 0..topic_count {
+            let topics = r.elements(topic_count, |r| {
                 let name = r.string()?;
                 let partition_count = r.count(PARTITION_RESULT_MIN)?;
-                let mut partitions = Vec::with_capacity(partition_count);
-                for _ in 0..partition_count {
+                let partitions = r.elements(partition_count, |r| {
                     let [i0, i1, i2, i3, e0, e1] = r.array()?;
-                    let tags = r.tags()?;
-                    partitions.push(PartitionResult {
+                    Ok(PartitionResult {
                         partition_index: i32::from_be_bytes([i0, i1, i2, i3]),
                         error_code: i16::from_be_bytes([e0, e1]),
-                        tags,
-                    });
-                }
-                topics.push(TopicResult {
+                        tags: r.tags()?,
+                    })
+                })?;
+                Ok(TopicResult {
                     name,
                     partitions,
                     tags: r.tags()?,
-                });
-            }
-            markers.push(MarkerResult {
+                })
+            })?;
+            Ok(MarkerResult {
                 producer_id,
                 topics,
                 tags: r.tags()?,
-            });
-        }
+            })
+        })?;
         let tags = r.tags()?;
         let used = r.used();
         buf.advance(used);
@@ -327,6 +326,37 @@ impl<'a> Reader<'a> {
             return Err(Error::TooLarge);
         }
         Ok(count)
+    }
+
+    /// `count` elements read by `read`, in a vector allocated once.
+    ///
+    /// Built by collecting an iterator of exact length, which writes each element straight
+    /// into the vector. A `push` loop builds each element on the stack and copies it in with
+    /// wider loads than the stores that built it, a store-forwarding stall per element:
+    /// measured on the large response, 62 µs per decode against 120-200 µs with `push`. After
+    /// an error the remaining elements are defaults, which read and allocate nothing, and the
+    /// error is returned.
+    fn elements<T: Default>(
+        &mut self,
+        count: usize,
+        mut read: impl FnMut(&mut Self) -> Result<T, Error>,
+    ) -> Result<Vec<T>, Error> {
+        let mut failed = None;
+        let items = (0..count)
+            .map(|_| {
+                if failed.is_none() {
+                    match read(self) {
+                        Ok(item) => return item,
+                        Err(e) => failed = Some(e),
+                    }
+                }
+                T::default()
+            })
+            .collect();
+        match failed {
+            None => Ok(items),
+            Some(e) => Err(e),
+        }
     }
 
     /// `len` bytes as a slice of the input.
