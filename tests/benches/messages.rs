@@ -47,16 +47,42 @@ use std::hint::black_box;
 /// so that `KW_BENCH_ONLY` can pick any one of them.
 const CASES: [&str; 3] = ["decode", "encode", "size"];
 
-/// One shape: its row group and what the legend says of it.
-struct Shape {
-    group: String,
-    about: &'static str,
-    bytes: usize,
+/// The run: the comparisons, and the legend of the shapes they were made on.
+struct Bench {
+    compare: Compare,
+    /// Group, description, encoded bytes.
+    shapes: Vec<(String, &'static str, usize)>,
+}
+
+impl Bench {
+    /// Builds, checks and times one shape, unless `KW_BENCH_ONLY` leaves it out; gives the
+    /// bytes both libraries write.
+    fn shape<M, P>(
+        &mut self,
+        group: &str,
+        about: &'static str,
+        version: i16,
+        build: impl FnOnce() -> M,
+        to_peer: fn(&M) -> P,
+    ) -> Option<Bytes>
+    where
+        M: Decode + Encode + PartialEq + Debug,
+        P: Decodable + Encodable + PartialEq + Debug,
+    {
+        if !self.compare.wants(group, &CASES) {
+            return None;
+        }
+        let bytes = message(&mut self.compare, group, version, &build(), to_peer);
+        self.shapes.push((group.to_owned(), about, bytes.len()));
+        Some(bytes)
+    }
 }
 
 fn main() {
-    let mut compare = Compare::from_env();
-    let mut shapes = Vec::new();
+    let mut bench = Bench {
+        compare: Compare::from_env(),
+        shapes: Vec::new(),
+    };
     for (size, about, (markers, topics, partitions)) in [
         ("small", "1 marker, 1 topic, 3 partitions", (1, 1, 3)),
         (
@@ -66,92 +92,56 @@ fn main() {
         ),
     ] {
         let group = format!("WriteTxnMarkersRequest v1 {size}");
-        if compare.wants(&group, &CASES) {
-            let request = shapes::write_txn_markers_request(markers, topics, partitions);
-            let bytes = message(
-                &mut compare,
-                &group,
-                1,
-                &request,
-                peer::write_txn_markers_request,
-            );
+        let build = || shapes::write_txn_markers_request(markers, topics, partitions);
+        if let Some(bytes) = bench.shape(&group, about, 1, build, peer::write_txn_markers_request) {
             let hand = Hand {
                 decode: hand::Request::decode,
                 encode: hand::Request::encode,
                 len: hand::Request::encoded_len,
                 ours: request_of,
             };
-            by_hand(&mut compare, &group, &bytes, hand);
-            shapes.push(Shape {
-                group,
-                about,
-                bytes: bytes.len(),
-            });
+            by_hand(&mut bench.compare, &group, &bytes, hand);
         }
-
         let group = format!("WriteTxnMarkersResponse v1 {size}");
-        if compare.wants(&group, &CASES) {
-            let response = shapes::write_txn_markers_response(markers, topics, partitions);
-            let bytes = message(
-                &mut compare,
-                &group,
-                1,
-                &response,
-                peer::write_txn_markers_response,
-            );
+        let build = || shapes::write_txn_markers_response(markers, topics, partitions);
+        if let Some(bytes) = bench.shape(&group, about, 1, build, peer::write_txn_markers_response)
+        {
             let hand = Hand {
                 decode: hand::Response::decode,
                 encode: hand::Response::encode,
                 len: hand::Response::encoded_len,
                 ours: response_of,
             };
-            by_hand(&mut compare, &group, &bytes, hand);
-            shapes.push(Shape {
-                group,
-                about,
-                bytes: bytes.len(),
-            });
+            by_hand(&mut bench.compare, &group, &bytes, hand);
         }
     }
-
-    let group = "MetadataResponse v13";
-    if compare.wants(group, &CASES) {
-        let metadata = shapes::metadata_response();
-        let bytes = message(&mut compare, group, 13, &metadata, peer::metadata_response);
-        shapes.push(Shape {
-            group: group.to_owned(),
-            about: "6 brokers with rack, 200 topics × 50 partitions, 3 replicas, 3 in sync",
-            bytes: bytes.len(),
-        });
-    }
-
-    let group = "ProduceRequest v13";
-    if compare.wants(group, &CASES) {
-        let produce = shapes::produce_request();
-        let bytes = message(&mut compare, group, 13, &produce, peer::produce_request);
-        shapes.push(Shape {
-            group: group.to_owned(),
-            about: "1 topic by id, 10 partitions × 16 KiB of records",
-            bytes: bytes.len(),
-        });
-    }
-
-    let group = "FetchResponse v18";
-    if compare.wants(group, &CASES) {
-        let fetch = shapes::fetch_response();
-        let bytes = message(&mut compare, group, 18, &fetch, peer::fetch_response);
-        shapes.push(Shape {
-            group: group.to_owned(),
-            about: "1 topic by id, 10 partitions × 64 KiB of records",
-            bytes: bytes.len(),
-        });
-    }
+    bench.shape(
+        "MetadataResponse v13",
+        "6 brokers with rack, 200 topics × 50 partitions, 3 replicas, 3 in sync",
+        13,
+        shapes::metadata_response,
+        peer::metadata_response,
+    );
+    bench.shape(
+        "ProduceRequest v13",
+        "1 topic by id, 10 partitions × 16 KiB of records",
+        13,
+        shapes::produce_request,
+        peer::produce_request,
+    );
+    bench.shape(
+        "FetchResponse v18",
+        "1 topic by id, 10 partitions × 64 KiB of records",
+        18,
+        shapes::fetch_response,
+        peer::fetch_response,
+    );
 
     println!("\n| shape | what | bytes |\n|---|---|---|");
-    for s in &shapes {
-        println!("| {} | {} | {} |", s.group, s.about, s.bytes);
+    for (group, about, bytes) in &bench.shapes {
+        println!("| {group} | {about} | {bytes} |");
     }
-    compare.finish("Messages");
+    bench.compare.finish("Messages");
 }
 
 /// kafka-protocol's way of writing a message, sized first as a sender does.
