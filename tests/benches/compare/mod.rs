@@ -13,10 +13,11 @@
 //!
 //! `KW_BENCH=quick` runs few short rounds and no criterion pass: a smoke test for CI.
 //! `KW_BENCH_ONLY=<text>` runs only the comparisons whose "group case" contains the text (for a
-//! profiler), and `KW_BENCH_ROUNDS=<n>` sets the number of rounds. `KW_BENCH_RUN=ours` (or
-//! `peer`) only calls that side, `KW_BENCH_ROUNDS` times, without timing it: for
-//! `valgrind --tool=callgrind`, whose instruction counts hold on a busy machine where times do
-//! not.
+//! profiler), and `KW_BENCH_ROUNDS=<n>` sets the number of rounds. `KW_BENCH_PROFILE=kafka-wire`
+//! (or `other`) times that side alone, in the same rounds, without criterion or a table: what a
+//! profiler then records is one side's work. With `KW_BENCH_CALLS=<n>` as well, that side is
+//! called exactly `n` times and not timed: for `valgrind --tool=callgrind`, whose instruction
+//! counts hold on a busy machine where times do not (run it with `n` and with 0, and subtract).
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use kafka_wire_alloc_count::{Region, Usage};
@@ -46,17 +47,30 @@ pub struct Compare {
     rounds: usize,
     round_time: Duration,
     only: Option<String>,
-    /// `Some(true)` to run only our side, `Some(false)` only the peer's.
-    run_only: Option<bool>,
+    profile: Option<Side>,
     rows: Vec<Row>,
+}
+
+/// The side a profiling run times.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Ours,
+    Other,
 }
 
 impl Compare {
     /// Reads `KW_BENCH` (`quick` for the smoke run) and criterion's command line.
     pub fn from_env() -> Self {
         let quick = std::env::var("KW_BENCH").is_ok_and(|v| v == "quick");
+        let profile = std::env::var("KW_BENCH_PROFILE")
+            .ok()
+            .map(|side| match side.as_str() {
+                "kafka-wire" => Side::Ours,
+                "other" => Side::Other,
+                _ => panic!("KW_BENCH_PROFILE is `kafka-wire` or `other`, not `{side}`"),
+            });
         Compare {
-            criterion: (!quick).then(|| {
+            criterion: (!quick && profile.is_none()).then(|| {
                 Criterion::default()
                     .warm_up_time(Duration::from_millis(500))
                     .measurement_time(Duration::from_secs(2))
@@ -69,11 +83,23 @@ impl Compare {
                 .unwrap_or(if quick { 3 } else { 31 }),
             round_time: Duration::from_millis(if quick { 5 } else { 25 }),
             only: std::env::var("KW_BENCH_ONLY").ok(),
-            run_only: std::env::var("KW_BENCH_RUN")
-                .ok()
-                .map(|side| side == "ours"),
+            profile,
             rows: Vec::new(),
         }
+    }
+
+    /// Whether any of `cases` of `group` runs: a benchmark can skip building and checking what
+    /// `KW_BENCH_ONLY` leaves out.
+    // Each benchmark compiles this module on its own, and the records one has no use for it.
+    #[allow(dead_code)]
+    pub fn wants(&self, group: &str, cases: &[&str]) -> bool {
+        cases.iter().any(|case| self.selects(group, case))
+    }
+
+    fn selects(&self, group: &str, case: &str) -> bool {
+        self.only
+            .as_ref()
+            .is_none_or(|only| format!("{group} {case}").contains(only.as_str()))
     }
 
     /// Compares `ours` and `peer`, two ways of doing the same work on `bytes` bytes.
@@ -112,21 +138,38 @@ impl Compare {
         mut ours: impl FnMut() -> A,
         mut peer: impl FnMut() -> B,
     ) {
-        if self
-            .only
-            .as_ref()
-            .is_some_and(|only| !format!("{group} {case}").contains(only.as_str()))
-        {
+        if !self.selects(group, case) {
             return;
         }
-        if let Some(ours_only) = self.run_only {
-            for _ in 0..self.rounds {
-                if ours_only {
-                    black_box(ours());
-                } else {
-                    black_box(peer());
+        if let Some(side) = self.profile {
+            if let Some(n) = std::env::var("KW_BENCH_CALLS")
+                .ok()
+                .and_then(|n| n.parse().ok())
+            {
+                for _ in 0..n {
+                    match side {
+                        Side::Ours => drop(black_box(ours())),
+                        Side::Other => drop(black_box(peer())),
+                    }
                 }
+                return;
             }
+            let calls = self.calls_per_round(&mut ours, &mut peer);
+            let mut ns: Vec<f64> = (0..self.rounds)
+                .map(|_| match side {
+                    Side::Ours => time(&mut ours, calls),
+                    Side::Other => time(&mut peer, calls),
+                } * 1e9)
+                .collect();
+            let who = match side {
+                Side::Ours => "kafka-wire",
+                Side::Other => reference.as_deref().unwrap_or("kafka-protocol"),
+            };
+            eprintln!(
+                "{group} {case}: {who} alone, {} per call (median of {} rounds)",
+                show(median(&mut ns)),
+                self.rounds
+            );
             return;
         }
         let ours_alloc = usage(&mut ours);
@@ -134,15 +177,22 @@ impl Compare {
         if let Some(c) = &mut self.criterion {
             let mut g = c.benchmark_group(group);
             g.throughput(Throughput::Bytes(bytes as u64));
-            g.bench_function(BenchmarkId::new("kafka-wire", case), |b| b.iter(&mut ours));
-            g.bench_function(BenchmarkId::new("kafka-protocol", case), |b| {
-                b.iter(&mut peer)
-            });
+            // Against a reference, kafka-wire's side is the one of its row against
+            // kafka-protocol, under the same group and case: criterion measures it there.
+            match &reference {
+                None => {
+                    g.bench_function(BenchmarkId::new("kafka-wire", case), |b| b.iter(&mut ours));
+                    g.bench_function(BenchmarkId::new("kafka-protocol", case), |b| {
+                        b.iter(&mut peer)
+                    });
+                }
+                Some(what) => {
+                    g.bench_function(BenchmarkId::new(what.as_str(), case), |b| b.iter(&mut peer));
+                }
+            }
             g.finish();
         }
-        // Calls per round: about `round_time` of the slower side.
-        let once = time(&mut ours, 3).max(time(&mut peer, 3));
-        let calls = ((self.round_time.as_secs_f64() / once.max(1e-9)) as usize).max(1);
+        let calls = self.calls_per_round(&mut ours, &mut peer);
         let (mut ours_ns, mut peer_ns, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
         for round in 0..self.rounds {
             let (o, p) = if round % 2 == 0 {
@@ -180,9 +230,33 @@ impl Compare {
         self.rows.push(row);
     }
 
+    /// Calls per round: about `round_time` of the slower side, once both have run once (a first
+    /// call can take many times longer: a large buffer's first allocation maps fresh pages).
+    fn calls_per_round<A, B>(
+        &self,
+        ours: &mut impl FnMut() -> A,
+        peer: &mut impl FnMut() -> B,
+    ) -> usize {
+        time(ours, 1);
+        time(peer, 1);
+        let once = time(ours, 3).max(time(peer, 3));
+        ((self.round_time.as_secs_f64() / once.max(1e-9)) as usize).max(1)
+    }
+
     /// Prints the table (Markdown) and hands criterion its summary.
     pub fn finish(self, title: &str) {
+        if self.profile.is_some() {
+            return;
+        }
         println!("\n{title}: time per call (medians of {} alternating rounds); ratio = kafka-protocol's time ÷ kafka-wire's (median, lowest-highest); allocations per call (count / bytes)\n", self.rounds);
+        // The figures depend on what else the machine was doing: say how busy it was (Linux).
+        if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
+            let load: Vec<&str> = load.split_whitespace().take(3).collect();
+            println!(
+                "Load average at the end of the run (1, 5, 15 minutes): {}\n",
+                load.join(", ")
+            );
+        }
         println!("| | case | kafka-wire | kafka-protocol | ratio | allocations, kafka-wire | allocations, kafka-protocol |");
         println!("|---|---|---|---|---|---|---|");
         for r in self.rows.iter().filter(|r| r.reference.is_none()) {
@@ -204,13 +278,11 @@ impl Compare {
         let references: Vec<&Row> = self.rows.iter().filter(|r| r.reference.is_some()).collect();
         if !references.is_empty() {
             println!("\nAgainst the least the work can cost: kafka-wire's time ÷ the reference's (1.00 is as fast)\n");
-            println!(
-                "| | case | reference | kafka-wire | reference's time | kafka-wire ÷ reference |"
-            );
-            println!("|---|---|---|---|---|---|");
+            println!("| | case | reference | kafka-wire | reference's time | kafka-wire ÷ reference | allocations, kafka-wire | allocations, reference |");
+            println!("|---|---|---|---|---|---|---|---|");
             for r in references {
                 println!(
-                    "| {} | {} | {} | {} | {} | **{:.2}** ({:.2}-{:.2}) |",
+                    "| {} | {} | {} | {} | {} | **{:.2}** ({:.2}-{:.2}) | {} / {} | {} / {} |",
                     r.group,
                     r.case,
                     r.reference.as_deref().unwrap_or_default(),
@@ -219,6 +291,10 @@ impl Compare {
                     1.0 / r.ratio.0,
                     1.0 / r.ratio.2,
                     1.0 / r.ratio.1,
+                    r.ours_alloc.count,
+                    r.ours_alloc.total,
+                    r.peer_alloc.count,
+                    r.peer_alloc.total,
                 );
             }
         }

@@ -1,0 +1,398 @@
+//! Whole messages: kafka-wire against the `kafka-protocol` crate 0.18 on the same values, in one
+//! run, and against a codec written by hand for WriteTxnMarkers v1.
+//!
+//! The shapes (built in `messages/shapes.rs`):
+//! - WriteTxnMarkersRequest v1 and WriteTxnMarkersResponse v1, small (1 marker, 1 topic,
+//!   3 partitions) and large (100 markers × 5 topics × 20 partitions);
+//! - MetadataResponse v13: 6 brokers with host and rack, 200 topics × 50 partitions with topic
+//!   ids, 3 replicas and 3 in-sync replicas each, no offline replicas, authorized operations;
+//! - ProduceRequest v13: one topic by id, 10 partitions of a 16 KiB record batch each;
+//! - FetchResponse v18: one topic by id, 10 partitions of 64 KiB of records, no aborted
+//!   transactions.
+//!
+//! Per shape, three rows: decode (both read the bytes kafka-protocol wrote, which must equal
+//! kafka-wire's), encode (each writes the value it decoded into a buffer sized by its own size
+//! computation, as a sender does), and size (`encoded_len` against `compute_size`).
+//! Allocations are those of one call. Before anything is timed, both libraries must write each
+//! value to the same bytes and read those bytes back to the same value, compared field by field
+//! across the two libraries' types; the hand-written codec must do the same against kafka-wire,
+//! and accept and refuse the same corrupted inputs.
+//!
+//! `cargo bench -p kafka-wire-tests --bench messages` prints the table; `KW_BENCH=quick` for a
+//! smoke run, `KW_BENCH_ONLY=<text>` to build, check and run only the rows whose "shape
+//! operation" contains the text (`KW_BENCH_ONLY="MetadataResponse v13 decode"`), and with it
+//! `KW_BENCH_PROFILE=kafka-wire` to time kafka-wire alone under a profiler.
+#![forbid(unsafe_code)]
+
+#[path = "compare/mod.rs"]
+mod compare;
+#[path = "messages/hand.rs"]
+mod hand;
+#[path = "messages/peer.rs"]
+mod peer;
+#[path = "messages/shapes.rs"]
+mod shapes;
+
+use bytes::{Bytes, BytesMut};
+use compare::Compare;
+use kafka_protocol::protocol::{Decodable, Encodable};
+use kafka_wire::messages::{write_txn_markers_request as req, write_txn_markers_response as resp};
+use kafka_wire::messages::{WriteTxnMarkersRequest, WriteTxnMarkersResponse};
+use kafka_wire::{Decode, Encode, KafkaString, RawTaggedField, UnknownTaggedFields};
+use kafka_wire_tests::random::Rng;
+use std::fmt::Debug;
+use std::hint::black_box;
+
+/// The operations timed on every shape, in the order of the table; no name is part of another,
+/// so that `KW_BENCH_ONLY` can pick any one of them.
+const CASES: [&str; 3] = ["decode", "encode", "size"];
+
+/// The run: the comparisons, and the legend of the shapes they were made on.
+struct Bench {
+    compare: Compare,
+    /// Group, description, encoded bytes.
+    shapes: Vec<(String, &'static str, usize)>,
+}
+
+impl Bench {
+    /// Builds, checks and times one shape, unless `KW_BENCH_ONLY` leaves it out; gives the
+    /// bytes both libraries write.
+    fn shape<M, P>(
+        &mut self,
+        group: &str,
+        about: &'static str,
+        version: i16,
+        build: impl FnOnce() -> M,
+        to_peer: fn(&M) -> P,
+    ) -> Option<Bytes>
+    where
+        M: Decode + Encode + PartialEq + Debug,
+        P: Decodable + Encodable + PartialEq + Debug,
+    {
+        if !self.compare.wants(group, &CASES) {
+            return None;
+        }
+        let bytes = message(&mut self.compare, group, version, &build(), to_peer);
+        self.shapes.push((group.to_owned(), about, bytes.len()));
+        Some(bytes)
+    }
+}
+
+fn main() {
+    let mut bench = Bench {
+        compare: Compare::from_env(),
+        shapes: Vec::new(),
+    };
+    for (size, about, (markers, topics, partitions)) in [
+        ("small", "1 marker, 1 topic, 3 partitions", (1, 1, 3)),
+        (
+            "large",
+            "100 markers × 5 topics × 20 partitions",
+            (100, 5, 20),
+        ),
+    ] {
+        let group = format!("WriteTxnMarkersRequest v1 {size}");
+        let build = || shapes::write_txn_markers_request(markers, topics, partitions);
+        if let Some(bytes) = bench.shape(&group, about, 1, build, peer::write_txn_markers_request) {
+            let hand = Hand {
+                decode: hand::Request::decode,
+                encode: hand::Request::encode,
+                len: hand::Request::encoded_len,
+                ours: request_of,
+            };
+            by_hand(&mut bench.compare, &group, &bytes, hand);
+        }
+        let group = format!("WriteTxnMarkersResponse v1 {size}");
+        let build = || shapes::write_txn_markers_response(markers, topics, partitions);
+        if let Some(bytes) = bench.shape(&group, about, 1, build, peer::write_txn_markers_response)
+        {
+            let hand = Hand {
+                decode: hand::Response::decode,
+                encode: hand::Response::encode,
+                len: hand::Response::encoded_len,
+                ours: response_of,
+            };
+            by_hand(&mut bench.compare, &group, &bytes, hand);
+        }
+    }
+    bench.shape(
+        "MetadataResponse v13",
+        "6 brokers with rack, 200 topics × 50 partitions, 3 replicas, 3 in sync",
+        13,
+        shapes::metadata_response,
+        peer::metadata_response,
+    );
+    bench.shape(
+        "ProduceRequest v13",
+        "1 topic by id, 10 partitions × 16 KiB of records",
+        13,
+        shapes::produce_request,
+        peer::produce_request,
+    );
+    bench.shape(
+        "FetchResponse v18",
+        "1 topic by id, 10 partitions × 64 KiB of records",
+        18,
+        shapes::fetch_response,
+        peer::fetch_response,
+    );
+
+    println!("\n| shape | what | bytes |\n|---|---|---|");
+    for (group, about, bytes) in &bench.shapes {
+        println!("| {group} | {about} | {bytes} |");
+    }
+    bench.compare.finish("Messages");
+}
+
+/// kafka-protocol's way of writing a message, sized first as a sender does.
+fn peer_encode<P: Encodable>(value: &P, version: i16) -> Bytes {
+    let mut buf =
+        BytesMut::with_capacity(value.compute_size(version).expect("kafka-protocol sizes"));
+    value
+        .encode(&mut buf, version)
+        .expect("kafka-protocol encodes");
+    buf.freeze()
+}
+
+/// Where two encodings first differ: the message, not a megabyte of hex.
+fn same_bytes(group: &str, what: &str, a: &[u8], b: &[u8]) {
+    if a != b {
+        let at = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        panic!(
+            "{group}: {what} differ at byte {at} (lengths {} and {})",
+            a.len(),
+            b.len()
+        );
+    }
+}
+
+/// Checks `ours` and its kafka-protocol twin against each other, adds the three rows for the
+/// shape, and returns the bytes both write.
+fn message<M, P>(
+    compare: &mut Compare,
+    group: &str,
+    version: i16,
+    ours: &M,
+    to_peer: fn(&M) -> P,
+) -> Bytes
+where
+    M: Decode + Encode + PartialEq + Debug,
+    P: Decodable + Encodable + PartialEq + Debug,
+{
+    let theirs = to_peer(ours);
+    let input = peer_encode(&theirs, version);
+    let written = ours.encode_to_bytes(version).expect("kafka-wire encodes");
+    // The same fields in the same order with no choice of encoding: the bytes must agree.
+    same_bytes(group, "the two encodings", &written, &input);
+    assert_eq!(ours.encoded_len(version).unwrap(), input.len(), "{group}");
+    // Each reads the other's bytes back to the value it was given...
+    let our_value = M::decode_exact(input.clone(), version).expect("kafka-wire decodes");
+    assert!(our_value == *ours, "{group}: kafka-wire's reading differs");
+    let mut rest = written.clone();
+    let their_value = P::decode(&mut rest, version).expect("kafka-protocol decodes");
+    assert!(rest.is_empty(), "{group}: kafka-protocol left bytes");
+    assert!(
+        their_value == theirs,
+        "{group}: kafka-protocol's reading differs"
+    );
+    // ...and what they read is the same, field by field.
+    assert!(
+        to_peer(&our_value) == their_value,
+        "{group}: the libraries read different values"
+    );
+    // The first clone of a `Bytes` made from a vector allocates its shared handle; done here so
+    // that the counted calls below count only the decoding.
+    drop(input.clone());
+
+    let len = input.len();
+    let [decode, encode, size] = CASES;
+    compare.run(
+        group,
+        decode,
+        len,
+        || M::decode(&mut black_box(&input).clone(), version).unwrap(),
+        || P::decode(&mut black_box(&input).clone(), version).unwrap(),
+    );
+    compare.run(
+        group,
+        encode,
+        len,
+        || black_box(&our_value).encode_to_bytes(version).unwrap(),
+        || peer_encode(black_box(&their_value), version),
+    );
+    compare.run(
+        group,
+        size,
+        len,
+        || black_box(&our_value).encoded_len(version).unwrap(),
+        || black_box(&their_value).compute_size(version).unwrap(),
+    );
+    input
+}
+
+/// The hand-written codec of one message, and the kafka-wire value of what it decodes.
+struct Hand<H, M> {
+    decode: fn(&mut Bytes) -> Result<H, hand::Error>,
+    encode: fn(&H) -> Result<Bytes, hand::Error>,
+    len: fn(&H) -> usize,
+    ours: fn(&H) -> M,
+}
+
+/// Checks the hand-written codec against kafka-wire on `input` and on corruptions of it, then
+/// times kafka-wire against it.
+fn by_hand<H, M>(compare: &mut Compare, group: &str, input: &Bytes, hand: Hand<H, M>)
+where
+    M: Decode + Encode + PartialEq + Debug,
+{
+    let ours = M::decode_exact(input.clone(), 1).expect("kafka-wire decodes");
+    let value = (hand.decode)(&mut input.clone()).expect("the hand-written codec decodes");
+    assert!((hand.ours)(&value) == ours, "{group}: hand-written reading");
+    let written = (hand.encode)(&value).expect("the hand-written codec encodes");
+    same_bytes(group, "hand-written and kafka-wire bytes", &written, input);
+    assert_eq!(
+        (hand.len)(&value),
+        input.len(),
+        "{group}: hand-written size"
+    );
+
+    // Both accept and refuse the same inputs: every cut, and single bytes overwritten with
+    // values that end, continue or break a varint (all of them on a small input, a sample on
+    // a large one).
+    let mut r = Rng::new(input.len() as u64);
+    let positions: Vec<usize> = if input.len() <= 256 {
+        (0..input.len()).collect()
+    } else {
+        (0..200)
+            .map(|_| r.below(input.len() as u64) as usize)
+            .collect()
+    };
+    let same_verdict = |bytes: Bytes, what: &str| {
+        let (mut a, mut b) = (bytes.clone(), bytes);
+        match (M::decode(&mut a, 1), (hand.decode)(&mut b)) {
+            (Ok(m), Ok(h)) => {
+                assert!((hand.ours)(&h) == m, "{group}, {what}: values differ");
+                assert_eq!(a.len(), b.len(), "{group}, {what}: bytes left");
+            }
+            (Err(_), Err(_)) => {}
+            (m, h) => panic!(
+                "{group}, {what}: kafka-wire {:?}, hand-written {:?}",
+                m.err(),
+                h.err()
+            ),
+        }
+    };
+    for &at in &positions {
+        same_verdict(input.slice(..at), &format!("cut at {at}"));
+        for byte in [0x00, 0x01, 0x7f, 0x80, 0xff] {
+            let mut changed = input.to_vec();
+            changed[at] = byte;
+            same_verdict(
+                Bytes::from(changed),
+                &format!("byte {at} set to {byte:#04x}"),
+            );
+        }
+    }
+
+    drop(input.clone());
+    let len = input.len();
+    let what = "hand-written";
+    let [decode, encode, size] = CASES;
+    compare.reference(
+        what,
+        group,
+        decode,
+        len,
+        || M::decode(&mut black_box(input).clone(), 1).unwrap(),
+        || (hand.decode)(&mut black_box(input).clone()).unwrap(),
+    );
+    compare.reference(
+        what,
+        group,
+        encode,
+        len,
+        || black_box(&ours).encode_to_bytes(1).unwrap(),
+        || (hand.encode)(black_box(&value)).unwrap(),
+    );
+    compare.reference(
+        what,
+        group,
+        size,
+        len,
+        || black_box(&ours).encoded_len(1).unwrap(),
+        || (hand.len)(black_box(&value)),
+    );
+}
+
+fn name(bytes: &Bytes) -> KafkaString {
+    KafkaString::from_utf8(bytes.clone()).expect("checked when read")
+}
+
+fn tags(tags: &[hand::Tagged]) -> UnknownTaggedFields {
+    tags.iter()
+        .map(|t| RawTaggedField {
+            tag: t.tag,
+            data: t.data.clone(),
+        })
+        .collect::<Vec<_>>()
+        .into()
+}
+
+/// The hand-written request as kafka-wire's, field by field.
+fn request_of(h: &hand::Request) -> WriteTxnMarkersRequest {
+    WriteTxnMarkersRequest {
+        markers: h
+            .markers
+            .iter()
+            .map(|m| req::WritableTxnMarker {
+                producer_id: m.producer_id,
+                producer_epoch: m.producer_epoch,
+                transaction_result: m.transaction_result,
+                topics: m
+                    .topics
+                    .iter()
+                    .map(|t| req::WritableTxnMarkerTopic {
+                        name: name(&t.name),
+                        partition_indexes: t.partition_indexes.clone().into(),
+                        unknown_tagged_fields: tags(&t.tags),
+                    })
+                    .collect(),
+                coordinator_epoch: m.coordinator_epoch,
+                transaction_version: 0,
+                unknown_tagged_fields: tags(&m.tags),
+            })
+            .collect(),
+        unknown_tagged_fields: tags(&h.tags),
+    }
+}
+
+/// The hand-written response as kafka-wire's, field by field.
+fn response_of(h: &hand::Response) -> WriteTxnMarkersResponse {
+    WriteTxnMarkersResponse {
+        markers: h
+            .markers
+            .iter()
+            .map(|m| resp::WritableTxnMarkerResult {
+                producer_id: m.producer_id,
+                topics: m
+                    .topics
+                    .iter()
+                    .map(|t| resp::WritableTxnMarkerTopicResult {
+                        name: name(&t.name),
+                        partitions: t
+                            .partitions
+                            .iter()
+                            .map(|p| resp::WritableTxnMarkerPartitionResult {
+                                partition_index: p.partition_index,
+                                error_code: p.error_code,
+                                unknown_tagged_fields: tags(&p.tags),
+                            })
+                            .collect(),
+                        unknown_tagged_fields: tags(&t.tags),
+                    })
+                    .collect(),
+                unknown_tagged_fields: tags(&m.tags),
+            })
+            .collect(),
+        unknown_tagged_fields: tags(&h.tags),
+    }
+}
