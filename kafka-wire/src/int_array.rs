@@ -189,13 +189,22 @@ impl<T: Int> IntArray<T> {
     /// The number of values.
     #[inline]
     pub fn len(&self) -> usize {
-        self.as_be_bytes().len() / T::SIZE
+        self.byte_len() / T::SIZE
+    }
+
+    /// The length of the values' bytes, without making a slice of them.
+    #[inline]
+    pub(crate) fn byte_len(&self) -> usize {
+        match &self.repr {
+            Repr::Inline { len, .. } => usize::from(*len),
+            Repr::Shared(bytes) => bytes.len(),
+        }
     }
 
     /// True when there are none.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.as_be_bytes().is_empty()
+        self.byte_len() == 0
     }
 
     /// The value at `index`.

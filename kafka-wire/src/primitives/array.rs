@@ -207,7 +207,8 @@ impl<T: Int> Codec for IntArray<T> {
 
     #[inline]
     fn value_len(&self, cx: Ctx) -> usize {
-        prefix_len(cx, LenKind::Array, Some(self.len())).saturating_add(self.as_be_bytes().len())
+        // The bytes of a slice in memory: with a prefix of at most 5 bytes, no overflow.
+        prefix_len(cx, LenKind::Array, Some(self.len())).wrapping_add(self.byte_len())
     }
 
     #[inline]
