@@ -27,15 +27,9 @@ use kafka_wire::messages::{
     AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, EndTxnRequest, EndTxnResponse,
     InitProducerIdRequest, InitProducerIdResponse, WriteTxnMarkersRequest, WriteTxnMarkersResponse,
 };
-use kafka_wire::KafkaString;
+use kafka_wire::{ErrorCode, KafkaString};
 
 use crate::cluster::{BrokerId, Cluster, TopicPartition};
-use crate::errors::{
-    CONCURRENT_TRANSACTIONS, COORDINATOR_NOT_AVAILABLE, INVALID_PRODUCER_EPOCH,
-    INVALID_PRODUCER_ID_MAPPING, INVALID_REQUEST, INVALID_TRANSACTION_TIMEOUT, INVALID_TXN_STATE,
-    NONE, OPERATION_NOT_ATTEMPTED, PRODUCER_FENCED, TRANSACTION_COORDINATOR_FENCED,
-    UNKNOWN_TOPIC_OR_PARTITION,
-};
 use crate::storage::Storage;
 use crate::trace;
 use crate::txn_log::{
@@ -304,11 +298,11 @@ pub struct Coordinator {
 
 /// The error for a request from a fenced producer: PRODUCER_FENCED for clients that know it,
 /// INVALID_PRODUCER_EPOCH for the request versions that came before it.
-fn fenced_code(version: i16, first_version_with_fenced: i16) -> i16 {
+fn fenced_code(version: i16, first_version_with_fenced: i16) -> ErrorCode {
     if version >= first_version_with_fenced {
-        PRODUCER_FENCED
+        ErrorCode::PRODUCER_FENCED
     } else {
-        INVALID_PRODUCER_EPOCH
+        ErrorCode::INVALID_PRODUCER_EPOCH
     }
 }
 
@@ -321,18 +315,18 @@ fn fencing_epoch(epoch: i16) -> i16 {
     }
 }
 
-fn init_response(error_code: i16, identity: (i64, i16)) -> InitProducerIdResponse {
+fn init_response(error_code: ErrorCode, identity: (i64, i16)) -> InitProducerIdResponse {
     InitProducerIdResponse {
-        error_code,
+        error_code: error_code.code(),
         producer_id: identity.0,
         producer_epoch: identity.1,
         ..Default::default()
     }
 }
 
-fn end_response(error_code: i16, identity: (i64, i16)) -> EndTxnResponse {
+fn end_response(error_code: ErrorCode, identity: (i64, i16)) -> EndTxnResponse {
     EndTxnResponse {
-        error_code,
+        error_code: error_code.code(),
         producer_id: identity.0,
         producer_epoch: identity.1,
         ..Default::default()
@@ -544,8 +538,8 @@ impl Coordinator {
         meta: &TxnMeta,
         producer_id: i64,
         epoch: i16,
-        fenced: i16,
-    ) -> Result<(), i16> {
+        fenced: ErrorCode,
+    ) -> Result<(), ErrorCode> {
         let (pid, current) = meta.identity();
         if (producer_id, epoch) == (pid, current) {
             return Ok(());
@@ -558,7 +552,7 @@ impl Coordinator {
                 self.who,
                 "{id}: producer id {producer_id} is not this transactional id's ({pid})"
             );
-            return Err(INVALID_PRODUCER_ID_MAPPING);
+            return Err(ErrorCode::INVALID_PRODUCER_ID_MAPPING);
         }
         trace!(
             self.who,
@@ -579,31 +573,31 @@ impl Coordinator {
             return match self.allocate_producer_id() {
                 Ok(pid) => {
                     trace!(self.who, "idempotent producer gets producer id {pid}");
-                    init_response(NONE, (pid, 0))
+                    init_response(ErrorCode::NONE, (pid, 0))
                 }
-                Err(_) => init_response(COORDINATOR_NOT_AVAILABLE, (-1, -1)),
+                Err(_) => init_response(ErrorCode::COORDINATOR_NOT_AVAILABLE, (-1, -1)),
             };
         };
         if id.is_empty() {
-            return init_response(INVALID_REQUEST, (-1, -1));
+            return init_response(ErrorCode::INVALID_REQUEST, (-1, -1));
         }
         let timeout = req.transaction_timeout_ms;
         if timeout <= 0 || timeout > MAX_TRANSACTION_TIMEOUT_MS {
             trace!(self.who, "{id}: transaction timeout {timeout} ms refused");
-            return init_response(INVALID_TRANSACTION_TIMEOUT, (-1, -1));
+            return init_response(ErrorCode::INVALID_TRANSACTION_TIMEOUT, (-1, -1));
         }
         let Some(txn) = self.txns.get(&id) else {
             let pid = match self.allocate_producer_id() {
                 Ok(pid) => pid,
-                Err(_) => return init_response(COORDINATOR_NOT_AVAILABLE, (-1, -1)),
+                Err(_) => return init_response(ErrorCode::COORDINATOR_NOT_AVAILABLE, (-1, -1)),
             };
             trace!(
                 self.who,
                 "{id}: new transactional id, producer id {pid} epoch 0"
             );
             return match self.persist(&id, TxnMeta::new(pid, timeout, now_ms)) {
-                Ok(()) => init_response(NONE, (pid, 0)),
-                Err(_) => init_response(COORDINATOR_NOT_AVAILABLE, (-1, -1)),
+                Ok(()) => init_response(ErrorCode::NONE, (pid, 0)),
+                Err(_) => init_response(ErrorCode::COORDINATOR_NOT_AVAILABLE, (-1, -1)),
             };
         };
         let meta = txn.meta.clone();
@@ -613,7 +607,7 @@ impl Coordinator {
                 "{id}: InitProducerId while {:?}: CONCURRENT_TRANSACTIONS",
                 meta.state
             );
-            return init_response(CONCURRENT_TRANSACTIONS, (-1, -1));
+            return init_response(ErrorCode::CONCURRENT_TRANSACTIONS, (-1, -1));
         }
         // From version 3 on a running producer may name itself to have its epoch bumped.
         if version >= 3 && req.producer_id >= 0 {
@@ -626,7 +620,7 @@ impl Coordinator {
                         meta.identity().0,
                         meta.identity().1
                     );
-                    return init_response(NONE, meta.identity());
+                    return init_response(ErrorCode::NONE, meta.identity());
                 }
                 if let Err(code) = self.check_producer(&id, &meta, given.0, given.1, fenced) {
                     return init_response(code, (-1, -1));
@@ -651,8 +645,8 @@ impl Coordinator {
                 new.producer_epoch
             );
             return match self.decide(&id, new, false, now_ms) {
-                Ok(()) => init_response(CONCURRENT_TRANSACTIONS, (-1, -1)),
-                Err(_) => init_response(COORDINATOR_NOT_AVAILABLE, (-1, -1)),
+                Ok(()) => init_response(ErrorCode::CONCURRENT_TRANSACTIONS, (-1, -1)),
+                Err(_) => init_response(ErrorCode::COORDINATOR_NOT_AVAILABLE, (-1, -1)),
             };
         }
         new.prev_producer_id = meta.producer_id;
@@ -660,7 +654,7 @@ impl Coordinator {
         if meta.producer_epoch >= EXHAUSTED_EPOCH {
             let pid = match self.allocate_producer_id() {
                 Ok(pid) => pid,
-                Err(_) => return init_response(COORDINATOR_NOT_AVAILABLE, (-1, -1)),
+                Err(_) => return init_response(ErrorCode::COORDINATOR_NOT_AVAILABLE, (-1, -1)),
             };
             trace!(
                 self.who,
@@ -683,8 +677,8 @@ impl Coordinator {
         );
         let identity = new.identity();
         match self.persist(&id, new) {
-            Ok(()) => init_response(NONE, identity),
-            Err(_) => init_response(COORDINATOR_NOT_AVAILABLE, (-1, -1)),
+            Ok(()) => init_response(ErrorCode::NONE, identity),
+            Err(_) => init_response(ErrorCode::COORDINATOR_NOT_AVAILABLE, (-1, -1)),
         }
     }
 
@@ -732,7 +726,7 @@ impl Coordinator {
             })
             .collect();
         AddPartitionsToTxnResponse {
-            error_code: NONE,
+            error_code: ErrorCode::NONE.code(),
             results_by_transaction: results,
             ..Default::default()
         }
@@ -747,7 +741,7 @@ impl Coordinator {
         epoch: i16,
         topics: &[AddPartitionsToTxnTopic],
         verify_only: bool,
-        fenced: i16,
+        fenced: ErrorCode,
         cluster: &Cluster,
         now_ms: u64,
     ) -> Vec<AddPartitionsToTxnTopicResult> {
@@ -763,7 +757,7 @@ impl Coordinator {
             .iter()
             .filter(|tp| cluster.leader(tp).is_none())
             .collect();
-        let codes: HashMap<TopicPartition, i16> = if !unknown.is_empty() {
+        let codes: HashMap<TopicPartition, ErrorCode> = if !unknown.is_empty() {
             trace!(
                 self.who,
                 "{id}: AddPartitionsToTxn names {} unknown partitions, nothing added",
@@ -773,9 +767,9 @@ impl Coordinator {
                 .iter()
                 .map(|tp| {
                     let code = if unknown.contains(tp) {
-                        UNKNOWN_TOPIC_OR_PARTITION
+                        ErrorCode::UNKNOWN_TOPIC_OR_PARTITION
                     } else {
-                        OPERATION_NOT_ATTEMPTED
+                        ErrorCode::OPERATION_NOT_ATTEMPTED
                     };
                     (tp.clone(), code)
                 })
@@ -784,7 +778,7 @@ impl Coordinator {
             self.verify_partitions(id, producer_id, epoch, &wanted, fenced)
         } else {
             let code = match self.add_partitions(id, producer_id, epoch, &wanted, fenced, now_ms) {
-                Ok(()) => NONE,
+                Ok(()) => ErrorCode::NONE,
                 Err(code) => code,
             };
             wanted.iter().map(|tp| (tp.clone(), code)).collect()
@@ -798,7 +792,8 @@ impl Coordinator {
                     .iter()
                     .map(|p| AddPartitionsToTxnPartitionResult {
                         partition_index: p,
-                        partition_error_code: codes[&TopicPartition::new(t.name.as_str(), p)],
+                        partition_error_code: codes[&TopicPartition::new(t.name.as_str(), p)]
+                            .code(),
                         ..Default::default()
                     })
                     .collect(),
@@ -813,15 +808,15 @@ impl Coordinator {
         producer_id: i64,
         epoch: i16,
         wanted: &[TopicPartition],
-        fenced: i16,
+        fenced: ErrorCode,
         now_ms: u64,
-    ) -> Result<(), i16> {
+    ) -> Result<(), ErrorCode> {
         let Some(txn) = self.txns.get(id) else {
             trace!(
                 self.who,
                 "{id}: AddPartitionsToTxn for an unknown transactional id"
             );
-            return Err(INVALID_PRODUCER_ID_MAPPING);
+            return Err(ErrorCode::INVALID_PRODUCER_ID_MAPPING);
         };
         let meta = txn.meta.clone();
         self.check_producer(id, &meta, producer_id, epoch, fenced)?;
@@ -831,7 +826,7 @@ impl Coordinator {
                 "{id}: AddPartitionsToTxn while {:?}: CONCURRENT_TRANSACTIONS",
                 meta.state
             );
-            return Err(CONCURRENT_TRANSACTIONS);
+            return Err(ErrorCode::CONCURRENT_TRANSACTIONS);
         }
         if meta.state == TxnState::Ongoing && wanted.iter().all(|tp| meta.partitions.contains(tp)) {
             return Ok(());
@@ -845,7 +840,8 @@ impl Coordinator {
         }
         new.partitions.extend(wanted.iter().cloned());
         new.last_update_ms = now_ms;
-        self.persist(id, new).map_err(|_| COORDINATOR_NOT_AVAILABLE)
+        self.persist(id, new)
+            .map_err(|_| ErrorCode::COORDINATOR_NOT_AVAILABLE)
     }
 
     /// The verify-only form: NONE for each partition already in the transaction under way.
@@ -855,17 +851,17 @@ impl Coordinator {
         producer_id: i64,
         epoch: i16,
         wanted: &[TopicPartition],
-        fenced: i16,
-    ) -> HashMap<TopicPartition, i16> {
+        fenced: ErrorCode,
+    ) -> HashMap<TopicPartition, ErrorCode> {
         let common = match self.txns.get(id) {
-            None => Err(INVALID_PRODUCER_ID_MAPPING),
+            None => Err(ErrorCode::INVALID_PRODUCER_ID_MAPPING),
             Some(txn) => self
                 .check_producer(id, &txn.meta, producer_id, epoch, fenced)
                 .and_then(|()| {
                     if txn.meta.state == TxnState::Ongoing {
                         Ok(&txn.meta.partitions)
                     } else {
-                        Err(INVALID_TXN_STATE)
+                        Err(ErrorCode::INVALID_TXN_STATE)
                     }
                 }),
         };
@@ -873,8 +869,8 @@ impl Coordinator {
             .iter()
             .map(|tp| {
                 let code = match common {
-                    Ok(parts) if parts.contains(tp) => NONE,
-                    Ok(_) => INVALID_TXN_STATE,
+                    Ok(parts) if parts.contains(tp) => ErrorCode::NONE,
+                    Ok(_) => ErrorCode::INVALID_TXN_STATE,
                     Err(code) => code,
                 };
                 (tp.clone(), code)
@@ -890,7 +886,7 @@ impl Coordinator {
         let commit = req.committed;
         let Some(txn) = self.txns.get(id) else {
             trace!(self.who, "{id}: EndTxn for an unknown transactional id");
-            return end_response(INVALID_PRODUCER_ID_MAPPING, (-1, -1));
+            return end_response(ErrorCode::INVALID_PRODUCER_ID_MAPPING, (-1, -1));
         };
         let meta = txn.meta.clone();
         let given = (req.producer_id, req.producer_epoch);
@@ -900,15 +896,15 @@ impl Coordinator {
             if tv2 && finishing && given == meta.prev_identity() {
                 // The client did not get the answer (and the bumped epoch) of its EndTxn.
                 let code = if !same_outcome {
-                    INVALID_TXN_STATE
+                    ErrorCode::INVALID_TXN_STATE
                 } else if meta.state.is_prepare() {
-                    CONCURRENT_TRANSACTIONS
+                    ErrorCode::CONCURRENT_TRANSACTIONS
                 } else {
-                    NONE
+                    ErrorCode::NONE
                 };
                 trace!(
                     self.who,
-                    "{id}: EndTxn retried with the epoch before the bump: {code}"
+                    "{id}: EndTxn retried with the epoch before the bump: {code:?}"
                 );
                 return end_response(code, meta.identity());
             }
@@ -926,17 +922,17 @@ impl Coordinator {
                     "{id}: EndTxn while {:?}: CONCURRENT_TRANSACTIONS",
                     meta.state
                 );
-                return end_response(CONCURRENT_TRANSACTIONS, (-1, -1));
+                return end_response(ErrorCode::CONCURRENT_TRANSACTIONS, (-1, -1));
             }
             TxnState::CompleteCommit | TxnState::CompleteAbort if !tv2 => {
                 let code = if same_outcome {
-                    NONE
+                    ErrorCode::NONE
                 } else {
-                    INVALID_TXN_STATE
+                    ErrorCode::INVALID_TXN_STATE
                 };
                 trace!(
                     self.who,
-                    "{id}: EndTxn(commit={commit}) after {:?}: {code}",
+                    "{id}: EndTxn(commit={commit}) after {:?}: {code:?}",
                     meta.state
                 );
                 return end_response(code, meta.identity());
@@ -963,7 +959,7 @@ impl Coordinator {
                         );
                         new.next_producer_id = pid;
                     }
-                    Err(_) => return end_response(COORDINATOR_NOT_AVAILABLE, (-1, -1)),
+                    Err(_) => return end_response(ErrorCode::COORDINATOR_NOT_AVAILABLE, (-1, -1)),
                 }
             }
         }
@@ -978,9 +974,9 @@ impl Coordinator {
         match self.decide(id, new, commit, now_ms) {
             Ok(()) => {
                 let identity = self.txns[id].meta.identity();
-                end_response(NONE, identity)
+                end_response(ErrorCode::NONE, identity)
             }
-            Err(_) => end_response(COORDINATOR_NOT_AVAILABLE, (-1, -1)),
+            Err(_) => end_response(ErrorCode::COORDINATOR_NOT_AVAILABLE, (-1, -1)),
         }
     }
 
@@ -1106,14 +1102,14 @@ impl Coordinator {
             return;
         };
         let broker = flight.broker;
-        let mut codes: HashMap<(i64, &str, i32), i16> = HashMap::new();
+        let mut codes: HashMap<(i64, &str, i32), ErrorCode> = HashMap::new();
         if let Some(response) = result {
             for marker in &response.markers {
                 for topic in &marker.topics {
                     for p in &topic.partitions {
                         codes.insert(
                             (marker.producer_id, topic.name.as_str(), p.partition_index),
-                            p.error_code,
+                            ErrorCode::from(p.error_code),
                         );
                     }
                 }
@@ -1136,21 +1132,21 @@ impl Coordinator {
             touched.insert(txn_id.clone());
             let code = codes.get(&(*pid, tp.topic.as_str(), tp.partition)).copied();
             match code {
-                Some(NONE) => {
+                Some(ErrorCode::NONE) => {
                     trace!(
                         self.who,
                         "{txn_id}: marker for {tp} acknowledged by broker {broker}"
                     );
                     txn.pending.remove(tp);
                 }
-                Some(INVALID_PRODUCER_EPOCH) => {
+                Some(ErrorCode::INVALID_PRODUCER_EPOCH) => {
                     trace!(
                         self.who,
                         "{txn_id}: {tp} at broker {broker} was already finished by a newer epoch of producer {pid}; counted as acknowledged"
                     );
                     txn.pending.remove(tp);
                 }
-                Some(TRANSACTION_COORDINATOR_FENCED) => {
+                Some(ErrorCode::TRANSACTION_COORDINATOR_FENCED) => {
                     trace!(
                         self.who,
                         "{txn_id}: broker {broker} has seen a newer coordinator than epoch {} for {tp}: deposed, no more markers for this transaction",
@@ -1163,7 +1159,7 @@ impl Coordinator {
                     let why = match other {
                         None if result.is_none() => "send failed".to_owned(),
                         None => "no answer for it".to_owned(),
-                        Some(code) => format!("error {code}"),
+                        Some(code) => format!("error {code:?}"),
                     };
                     trace!(
                         self.who,
@@ -1283,7 +1279,7 @@ mod tests {
 
     fn init(c: &mut Coordinator, id: &str, now_ms: u64) -> (i64, i16) {
         let r = c.init_producer_id(&init_req(Some(id), 60_000), 4, now_ms);
-        assert_eq!(r.error_code, NONE, "InitProducerId {id}");
+        assert_eq!(r.error_code, ErrorCode::NONE, "InitProducerId {id}");
         (r.producer_id, r.producer_epoch)
     }
 
@@ -1313,7 +1309,7 @@ mod tests {
         parts: &[(&str, i32)],
         version: i16,
         now_ms: u64,
-    ) -> Vec<(TopicPartition, i16)> {
+    ) -> Vec<(TopicPartition, ErrorCode)> {
         let req = AddPartitionsToTxnRequest {
             v3_and_below_transactional_id: KafkaString::from(id.to_owned()),
             v3_and_below_producer_id: who.0,
@@ -1325,14 +1321,17 @@ mod tests {
         resp.results_by_topic_v3_and_below
             .iter()
             .flat_map(|t| {
-                t.results_by_partition
-                    .iter()
-                    .map(|p| (tp(&t.name, p.partition_index), p.partition_error_code))
+                t.results_by_partition.iter().map(|p| {
+                    (
+                        tp(&t.name, p.partition_index),
+                        ErrorCode::from(p.partition_error_code),
+                    )
+                })
             })
             .collect()
     }
 
-    fn add(c: &mut Coordinator, id: &str, who: (i64, i16), parts: &[(&str, i32)]) -> i16 {
+    fn add(c: &mut Coordinator, id: &str, who: (i64, i16), parts: &[(&str, i32)]) -> ErrorCode {
         let codes = add_v(c, id, who, parts, 3, 0);
         assert_eq!(codes.len(), parts.len());
         let first = codes[0].1;
@@ -1359,7 +1358,10 @@ mod tests {
     }
 
     /// A leader's answer to `send`, with the error code `code` gives each partition.
-    fn answer(send: &MarkerSend, code: impl Fn(&TopicPartition) -> i16) -> WriteTxnMarkersResponse {
+    fn answer(
+        send: &MarkerSend,
+        code: impl Fn(&TopicPartition) -> ErrorCode,
+    ) -> WriteTxnMarkersResponse {
         crate::leader::answer_markers(&send.request, |_, tp| code(tp))
     }
 
@@ -1392,7 +1394,7 @@ mod tests {
                 return count;
             }
             for s in &sends {
-                c.on_marker_result(s.id, Some(&answer(s, |_| NONE)), now_ms);
+                c.on_marker_result(s.id, Some(&answer(s, |_| ErrorCode::NONE)), now_ms);
             }
             count += sends.len();
         }
@@ -1408,9 +1410,12 @@ mod tests {
         assert_eq!(state(&c, "t1"), TxnState::Empty);
         assert_eq!(
             add(&mut c, "t1", who, &[("orders", 0), ("orders", 1)]),
-            NONE
+            ErrorCode::NONE
         );
-        assert_eq!(add(&mut c, "t1", who, &[("audit", 0), ("orders", 0)]), NONE);
+        assert_eq!(
+            add(&mut c, "t1", who, &[("audit", 0), ("orders", 0)]),
+            ErrorCode::NONE
+        );
         let s = c.state_of("t1").unwrap();
         assert_eq!(s.state, TxnState::Ongoing);
         assert_eq!(
@@ -1419,7 +1424,7 @@ mod tests {
         );
 
         let r = end(&mut c, "t1", who, commit, 3, 10);
-        assert_eq!(r.error_code, NONE);
+        assert_eq!(r.error_code, ErrorCode::NONE);
         let prepared = if commit {
             TxnState::PrepareCommit
         } else {
@@ -1452,11 +1457,11 @@ mod tests {
 
         let to0 = sends.iter().find(|s| s.broker == 0).unwrap();
         let to1 = sends.iter().find(|s| s.broker == 1).unwrap();
-        c.on_marker_result(to0.id, Some(&answer(to0, |_| NONE)), 20);
+        c.on_marker_result(to0.id, Some(&answer(to0, |_| ErrorCode::NONE)), 20);
         let s = c.state_of("t1").unwrap();
         assert_eq!(s.state, prepared);
         assert_eq!(s.pending_markers, vec![tp("orders", 1)]);
-        c.on_marker_result(to1.id, Some(&answer(to1, |_| NONE)), 20);
+        c.on_marker_result(to1.id, Some(&answer(to1, |_| ErrorCode::NONE)), 20);
         let s = c.state_of("t1").unwrap();
         let complete = if commit {
             TxnState::CompleteCommit
@@ -1469,7 +1474,7 @@ mod tests {
         assert!(c.poll_markers(&cluster(), 100_000).is_empty());
 
         // The same producer goes on with a new transaction.
-        assert_eq!(add(&mut c, "t1", who, &[("orders", 2)]), NONE);
+        assert_eq!(add(&mut c, "t1", who, &[("orders", 2)]), ErrorCode::NONE);
         assert_eq!(state(&c, "t1"), TxnState::Ongoing);
         assert_eq!(c.state_of("t1").unwrap().partitions, vec![tp("orders", 2)]);
     }
@@ -1488,8 +1493,11 @@ mod tests {
     fn markers_are_retried_after_a_failed_send_and_not_leader() {
         let (mut c, _) = fresh();
         let who = init(&mut c, "t", 0);
-        assert_eq!(add(&mut c, "t", who, &[("orders", 0)]), NONE);
-        assert_eq!(end(&mut c, "t", who, true, 3, 1_000).error_code, NONE);
+        assert_eq!(add(&mut c, "t", who, &[("orders", 0)]), ErrorCode::NONE);
+        assert_eq!(
+            end(&mut c, "t", who, true, 3, 1_000).error_code,
+            ErrorCode::NONE
+        );
         let mut cl = cluster();
 
         let first = c.poll_markers(&cl, 1_000);
@@ -1503,14 +1511,16 @@ mod tests {
         assert_eq!(second.len(), 1);
         assert_ne!(second[0].id, first[0].id);
         // A late answer to the first send changes nothing.
-        c.on_marker_result(first[0].id, Some(&answer(&first[0], |_| NONE)), 1_050);
+        c.on_marker_result(
+            first[0].id,
+            Some(&answer(&first[0], |_| ErrorCode::NONE)),
+            1_050,
+        );
         assert_eq!(state(&c, "t"), TxnState::PrepareCommit);
 
         c.on_marker_result(
             second[0].id,
-            Some(&answer(&second[0], |_| {
-                crate::errors::NOT_LEADER_OR_FOLLOWER
-            })),
+            Some(&answer(&second[0], |_| ErrorCode::NOT_LEADER_OR_FOLLOWER)),
             1_050,
         );
         // Doubled: 100 ms. Meanwhile the partition moves to broker 2.
@@ -1529,7 +1539,11 @@ mod tests {
         assert!(c.poll_markers(&cl, 1_349).is_empty());
         let fourth = c.poll_markers(&cl, 1_350);
         assert_eq!(fourth.len(), 1);
-        c.on_marker_result(fourth[0].id, Some(&answer(&fourth[0], |_| NONE)), 1_350);
+        c.on_marker_result(
+            fourth[0].id,
+            Some(&answer(&fourth[0], |_| ErrorCode::NONE)),
+            1_350,
+        );
         assert_eq!(state(&c, "t"), TxnState::CompleteCommit);
     }
 
@@ -1561,7 +1575,10 @@ mod tests {
         let (mut c, storage) = fresh();
         let who = init(&mut c, "t", 0);
         add(&mut c, "t", who, &[("orders", 0), ("orders", 2)]);
-        assert_eq!(end(&mut c, "t", who, true, 3, 5).error_code, NONE);
+        assert_eq!(
+            end(&mut c, "t", who, true, 3, 5).error_code,
+            ErrorCode::NONE
+        );
         let before = c.poll_markers(&cluster(), 5);
         assert!(carried(&before)
             .iter()
@@ -1582,7 +1599,7 @@ mod tests {
             assert_eq!((m.producer_id, m.producer_epoch), who);
         }
         for s in &sends {
-            c.on_marker_result(s.id, Some(&answer(s, |_| NONE)), 1);
+            c.on_marker_result(s.id, Some(&answer(s, |_| ErrorCode::NONE)), 1);
         }
         assert_eq!(state(&c, "t"), TxnState::CompleteCommit);
         drop(c);
@@ -1619,37 +1636,43 @@ mod tests {
     fn init_producer_id_during_a_transaction_bumps_aborts_and_fences_the_old_epoch() {
         let (mut c, _) = fresh();
         let old = init(&mut c, "t", 0);
-        assert_eq!(add(&mut c, "t", old, &[("orders", 1), ("audit", 0)]), NONE);
+        assert_eq!(
+            add(&mut c, "t", old, &[("orders", 1), ("audit", 0)]),
+            ErrorCode::NONE
+        );
 
         // A new incarnation of the producer.
         let r = c.init_producer_id(&init_req(Some("t"), 60_000), 4, 10);
-        assert_eq!(r.error_code, CONCURRENT_TRANSACTIONS);
+        assert_eq!(r.error_code, ErrorCode::CONCURRENT_TRANSACTIONS);
         let s = c.state_of("t").unwrap();
         assert_eq!(s.state, TxnState::PrepareAbort);
         assert_eq!((s.producer_id, s.producer_epoch), (old.0, old.1 + 1));
 
         // The old incarnation is fenced, with the error its request version knows.
-        assert_eq!(add(&mut c, "t", old, &[("orders", 2)]), PRODUCER_FENCED);
+        assert_eq!(
+            add(&mut c, "t", old, &[("orders", 2)]),
+            ErrorCode::PRODUCER_FENCED
+        );
         assert_eq!(
             add_v(&mut c, "t", old, &[("orders", 2)], 1, 10)[0].1,
-            INVALID_PRODUCER_EPOCH
+            ErrorCode::INVALID_PRODUCER_EPOCH
         );
         assert_eq!(
             end(&mut c, "t", old, true, 3, 10).error_code,
-            PRODUCER_FENCED
+            ErrorCode::PRODUCER_FENCED
         );
         assert_eq!(
             end(&mut c, "t", old, true, 1, 10).error_code,
-            INVALID_PRODUCER_EPOCH
+            ErrorCode::INVALID_PRODUCER_EPOCH
         );
         // A producer id that was never this transactional id's.
         assert_eq!(
             end(&mut c, "t", (old.0 + 77, 0), true, 3, 10).error_code,
-            INVALID_PRODUCER_ID_MAPPING
+            ErrorCode::INVALID_PRODUCER_ID_MAPPING
         );
         // Still aborting: the new incarnation's retry waits.
         let r = c.init_producer_id(&init_req(Some("t"), 60_000), 4, 11);
-        assert_eq!(r.error_code, CONCURRENT_TRANSACTIONS);
+        assert_eq!(r.error_code, ErrorCode::CONCURRENT_TRANSACTIONS);
 
         let sends = c.poll_markers(&cluster(), 11);
         let got = carried(&sends);
@@ -1659,17 +1682,17 @@ mod tests {
             assert_eq!((m.producer_id, m.producer_epoch), (old.0, old.1 + 1));
         }
         for s in &sends {
-            c.on_marker_result(s.id, Some(&answer(s, |_| NONE)), 12);
+            c.on_marker_result(s.id, Some(&answer(s, |_| ErrorCode::NONE)), 12);
         }
         assert_eq!(state(&c, "t"), TxnState::CompleteAbort);
 
         let new = init(&mut c, "t", 13);
         assert_eq!(new, (old.0, old.1 + 2));
         assert_eq!(state(&c, "t"), TxnState::Empty);
-        assert_eq!(add(&mut c, "t", new, &[("orders", 0)]), NONE);
+        assert_eq!(add(&mut c, "t", new, &[("orders", 0)]), ErrorCode::NONE);
         assert_eq!(
             add(&mut c, "t", (old.0, old.1 + 1), &[("orders", 0)]),
-            PRODUCER_FENCED
+            ErrorCode::PRODUCER_FENCED
         );
     }
 
@@ -1681,9 +1704,9 @@ mod tests {
     fn the_fenced_incarnation_is_not_taken_for_a_retry() {
         let (mut c, _) = fresh();
         let old = init(&mut c, "t", 0);
-        assert_eq!(add(&mut c, "t", old, &[("orders", 1)]), NONE);
+        assert_eq!(add(&mut c, "t", old, &[("orders", 1)]), ErrorCode::NONE);
         let r = c.init_producer_id(&init_req(Some("t"), 60_000), 4, 10);
-        assert_eq!(r.error_code, CONCURRENT_TRANSACTIONS);
+        assert_eq!(r.error_code, ErrorCode::CONCURRENT_TRANSACTIONS);
         let zombie_bump = |c: &mut Coordinator| {
             let req = InitProducerIdRequest {
                 producer_id: old.0,
@@ -1694,16 +1717,25 @@ mod tests {
         };
         // While the abort is out.
         let r = end(&mut c, "t", old, false, 5, 11);
-        assert_eq!((r.error_code, r.producer_epoch), (PRODUCER_FENCED, -1));
+        assert_eq!(
+            (ErrorCode::from(r.error_code), r.producer_epoch),
+            (ErrorCode::PRODUCER_FENCED, -1)
+        );
         for s in &c.poll_markers(&cluster(), 11) {
-            c.on_marker_result(s.id, Some(&answer(s, |_| NONE)), 12);
+            c.on_marker_result(s.id, Some(&answer(s, |_| ErrorCode::NONE)), 12);
         }
         assert_eq!(state(&c, "t"), TxnState::CompleteAbort);
         // After it completed, before the new incarnation's InitProducerId went through.
         let r = end(&mut c, "t", old, false, 5, 13);
-        assert_eq!((r.error_code, r.producer_epoch), (PRODUCER_FENCED, -1));
+        assert_eq!(
+            (ErrorCode::from(r.error_code), r.producer_epoch),
+            (ErrorCode::PRODUCER_FENCED, -1)
+        );
         let r = zombie_bump(&mut c);
-        assert_eq!((r.error_code, r.producer_epoch), (PRODUCER_FENCED, -1));
+        assert_eq!(
+            (ErrorCode::from(r.error_code), r.producer_epoch),
+            (ErrorCode::PRODUCER_FENCED, -1)
+        );
         // The new incarnation still gets its epoch.
         assert_eq!(init(&mut c, "t", 14), (old.0, old.1 + 2));
     }
@@ -1713,23 +1745,26 @@ mod tests {
         let (mut c, _) = fresh();
         let who = init(&mut c, "t", 0);
         add(&mut c, "t", who, &[("orders", 0)]);
-        assert_eq!(end(&mut c, "t", who, true, 3, 0).error_code, NONE);
+        assert_eq!(
+            end(&mut c, "t", who, true, 3, 0).error_code,
+            ErrorCode::NONE
+        );
         assert_eq!(
             add(&mut c, "t", who, &[("orders", 1)]),
-            CONCURRENT_TRANSACTIONS
+            ErrorCode::CONCURRENT_TRANSACTIONS
         );
         assert_eq!(
             end(&mut c, "t", who, true, 3, 0).error_code,
-            CONCURRENT_TRANSACTIONS
+            ErrorCode::CONCURRENT_TRANSACTIONS
         );
         assert_eq!(
             end(&mut c, "t", who, false, 3, 0).error_code,
-            CONCURRENT_TRANSACTIONS
+            ErrorCode::CONCURRENT_TRANSACTIONS
         );
         assert_eq!(
             c.init_producer_id(&init_req(Some("t"), 60_000), 4, 0)
                 .error_code,
-            CONCURRENT_TRANSACTIONS
+            ErrorCode::CONCURRENT_TRANSACTIONS
         );
         // Nothing of that changed the decision.
         let s = c.state_of("t").unwrap();
@@ -1749,11 +1784,11 @@ mod tests {
         let log_len = storage.read(TXN_LOG_FILE).unwrap().len();
 
         let r = end(&mut c, "t", who, true, 3, 1);
-        assert_eq!(r.error_code, NONE);
+        assert_eq!(r.error_code, ErrorCode::NONE);
         // The other outcome is not a retry.
         assert_eq!(
             end(&mut c, "t", who, false, 3, 1).error_code,
-            INVALID_TXN_STATE
+            ErrorCode::INVALID_TXN_STATE
         );
         assert_eq!(state(&c, "t"), TxnState::CompleteCommit);
         assert!(c.poll_markers(&cluster(), 10).is_empty());
@@ -1768,13 +1803,16 @@ mod tests {
     fn end_txn_without_partitions_completes_without_markers() {
         let (mut c, _) = fresh();
         let who = init(&mut c, "t", 0);
-        assert_eq!(end(&mut c, "t", who, true, 3, 0).error_code, NONE);
+        assert_eq!(
+            end(&mut c, "t", who, true, 3, 0).error_code,
+            ErrorCode::NONE
+        );
         assert_eq!(state(&c, "t"), TxnState::CompleteCommit);
         assert!(c.poll_markers(&cluster(), 0).is_empty());
         // Transaction version 2: the same, with the epoch bumped.
         let who2 = init(&mut c, "u", 0);
         let r = end(&mut c, "u", who2, false, 5, 0);
-        assert_eq!(r.error_code, NONE);
+        assert_eq!(r.error_code, ErrorCode::NONE);
         assert_eq!((r.producer_id, r.producer_epoch), (who2.0, who2.1 + 1));
         assert_eq!(state(&c, "u"), TxnState::CompleteAbort);
         assert!(c.poll_markers(&cluster(), 0).is_empty());
@@ -1786,7 +1824,7 @@ mod tests {
         let who = init(&mut c, "t", 0);
         add(&mut c, "t", who, &[("orders", 0), ("orders", 1)]);
         let r = end(&mut c, "t", who, true, 5, 0);
-        assert_eq!(r.error_code, NONE);
+        assert_eq!(r.error_code, ErrorCode::NONE);
         let bumped = (who.0, who.1 + 1);
         assert_eq!((r.producer_id, r.producer_epoch), bumped);
         // The field is written at version 5 only.
@@ -1809,25 +1847,31 @@ mod tests {
         // A retry with the pre-bump epoch while markers are out, then after completion.
         assert_eq!(
             end(&mut c, "t", who, true, 5, 0).error_code,
-            CONCURRENT_TRANSACTIONS
+            ErrorCode::CONCURRENT_TRANSACTIONS
         );
         for s in &sends {
-            c.on_marker_result(s.id, Some(&answer(s, |_| NONE)), 1);
+            c.on_marker_result(s.id, Some(&answer(s, |_| ErrorCode::NONE)), 1);
         }
         assert_eq!(state(&c, "t"), TxnState::CompleteCommit);
         let r = end(&mut c, "t", who, true, 5, 2);
-        assert_eq!(r.error_code, NONE);
+        assert_eq!(r.error_code, ErrorCode::NONE);
         assert_eq!((r.producer_id, r.producer_epoch), bumped);
         assert_eq!(
             end(&mut c, "t", who, false, 5, 2).error_code,
-            INVALID_TXN_STATE
+            ErrorCode::INVALID_TXN_STATE
         );
 
         // The next transaction runs with the bumped epoch; the old one is fenced.
-        assert_eq!(add(&mut c, "t", who, &[("orders", 2)]), PRODUCER_FENCED);
-        assert_eq!(add(&mut c, "t", bumped, &[("orders", 2)]), NONE);
+        assert_eq!(
+            add(&mut c, "t", who, &[("orders", 2)]),
+            ErrorCode::PRODUCER_FENCED
+        );
+        assert_eq!(add(&mut c, "t", bumped, &[("orders", 2)]), ErrorCode::NONE);
         let r = end(&mut c, "t", bumped, false, 5, 3);
-        assert_eq!((r.error_code, r.producer_epoch), (NONE, bumped.1 + 1));
+        assert_eq!(
+            (ErrorCode::from(r.error_code), r.producer_epoch),
+            (ErrorCode::NONE, bumped.1 + 1)
+        );
         let got = carried(&c.poll_markers(&cluster(), 3));
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].2.producer_epoch, bumped.1 + 1);
@@ -1849,7 +1893,7 @@ mod tests {
         let mut c = Coordinator::load(0, Box::new(storage)).unwrap();
         let old = (7, EXHAUSTED_EPOCH - 1);
         let r = end(&mut c, "t", old, true, 5, 0);
-        assert_eq!(r.error_code, NONE);
+        assert_eq!(r.error_code, ErrorCode::NONE);
         let next = (r.producer_id, r.producer_epoch);
         assert_ne!(next.0, 7);
         assert_eq!(next.1, 0);
@@ -1863,16 +1907,19 @@ mod tests {
         // While they are out the client, already holding the new id, is told to wait.
         assert_eq!(
             add(&mut c, "t", next, &[("orders", 1)]),
-            CONCURRENT_TRANSACTIONS
+            ErrorCode::CONCURRENT_TRANSACTIONS
         );
         for s in &sends {
-            c.on_marker_result(s.id, Some(&answer(s, |_| NONE)), 1);
+            c.on_marker_result(s.id, Some(&answer(s, |_| ErrorCode::NONE)), 1);
         }
         assert_eq!(state(&c, "t"), TxnState::CompleteCommit);
         let s = c.state_of("t").unwrap();
         assert_eq!((s.producer_id, s.producer_epoch), next);
-        assert_eq!(add(&mut c, "t", next, &[("orders", 1)]), NONE);
-        assert_eq!(add(&mut c, "t", old, &[("orders", 1)]), PRODUCER_FENCED);
+        assert_eq!(add(&mut c, "t", next, &[("orders", 1)]), ErrorCode::NONE);
+        assert_eq!(
+            add(&mut c, "t", old, &[("orders", 1)]),
+            ErrorCode::PRODUCER_FENCED
+        );
     }
 
     #[test]
@@ -1894,7 +1941,7 @@ mod tests {
         // The old producer id is fenced, not unknown.
         assert_eq!(
             add(&mut c, "t", (5, EXHAUSTED_EPOCH), &[("orders", 0)]),
-            PRODUCER_FENCED
+            ErrorCode::PRODUCER_FENCED
         );
         // One below the limit just bumps.
         assert_eq!(init(&mut c, "t", 0), (pid, 1));
@@ -1906,7 +1953,10 @@ mod tests {
         let mut seen = BTreeSet::new();
         for _ in 0..3 {
             let r = c.init_producer_id(&init_req(None, 0), 4, 0);
-            assert_eq!((r.error_code, r.producer_epoch), (NONE, 0));
+            assert_eq!(
+                (ErrorCode::from(r.error_code), r.producer_epoch),
+                (ErrorCode::NONE, 0)
+            );
             assert!(seen.insert(r.producer_id));
         }
         assert!(seen.insert(init(&mut c, "a", 0).0));
@@ -1927,11 +1977,11 @@ mod tests {
         let (mut c, _) = fresh();
         for timeout in [0, -1, MAX_TRANSACTION_TIMEOUT_MS + 1] {
             let r = c.init_producer_id(&init_req(Some("t"), timeout), 4, 0);
-            assert_eq!(r.error_code, INVALID_TRANSACTION_TIMEOUT);
+            assert_eq!(r.error_code, ErrorCode::INVALID_TRANSACTION_TIMEOUT);
         }
         assert!(c.state_of("t").is_none());
         let r = c.init_producer_id(&init_req(Some(""), 1000), 4, 0);
-        assert_eq!(r.error_code, INVALID_REQUEST);
+        assert_eq!(r.error_code, ErrorCode::INVALID_REQUEST);
     }
 
     #[test]
@@ -1945,24 +1995,35 @@ mod tests {
         };
         let r = c.init_producer_id(&named, 4, 1);
         assert_eq!(
-            (r.error_code, r.producer_id, r.producer_epoch),
-            (NONE, who.0, 1)
+            (
+                ErrorCode::from(r.error_code),
+                r.producer_id,
+                r.producer_epoch
+            ),
+            (ErrorCode::NONE, who.0, 1)
         );
         // The same request again (its answer was lost): the same answer, no second bump.
         let r = c.init_producer_id(&named, 4, 2);
         assert_eq!(
-            (r.error_code, r.producer_id, r.producer_epoch),
-            (NONE, who.0, 1)
+            (
+                ErrorCode::from(r.error_code),
+                r.producer_id,
+                r.producer_epoch
+            ),
+            (ErrorCode::NONE, who.0, 1)
         );
         // An epoch that is neither current nor the one before: fenced.
         let stale = InitProducerIdRequest {
             producer_epoch: 7,
             ..named.clone()
         };
-        assert_eq!(c.init_producer_id(&stale, 4, 3).error_code, PRODUCER_FENCED);
+        assert_eq!(
+            c.init_producer_id(&stale, 4, 3).error_code,
+            ErrorCode::PRODUCER_FENCED
+        );
         assert_eq!(
             c.init_producer_id(&stale, 3, 3).error_code,
-            INVALID_PRODUCER_EPOCH
+            ErrorCode::INVALID_PRODUCER_EPOCH
         );
     }
 
@@ -1981,9 +2042,9 @@ mod tests {
         assert_eq!(
             codes,
             vec![
-                (tp("orders", 0), OPERATION_NOT_ATTEMPTED),
-                (tp("orders", 7), UNKNOWN_TOPIC_OR_PARTITION),
-                (tp("nosuch", 0), UNKNOWN_TOPIC_OR_PARTITION),
+                (tp("orders", 0), ErrorCode::OPERATION_NOT_ATTEMPTED),
+                (tp("orders", 7), ErrorCode::UNKNOWN_TOPIC_OR_PARTITION),
+                (tp("nosuch", 0), ErrorCode::UNKNOWN_TOPIC_OR_PARTITION),
             ]
         );
         let s = c.state_of("t").unwrap();
@@ -1992,7 +2053,7 @@ mod tests {
         // Unknown transactional id.
         assert_eq!(
             add(&mut c, "zz", who, &[("orders", 0)]),
-            INVALID_PRODUCER_ID_MAPPING
+            ErrorCode::INVALID_PRODUCER_ID_MAPPING
         );
     }
 
@@ -2001,7 +2062,7 @@ mod tests {
         let (mut c, _) = fresh();
         let a = init(&mut c, "a", 0);
         let b = init(&mut c, "b", 0);
-        assert_eq!(add(&mut c, "b", b, &[("audit", 1)]), NONE);
+        assert_eq!(add(&mut c, "b", b, &[("audit", 1)]), ErrorCode::NONE);
         let txn = |id: &str, who: (i64, i16), verify_only: bool, parts: &[(&str, i32)]| {
             AddPartitionsToTxnTransaction {
                 transactional_id: KafkaString::from(id.to_owned()),
@@ -2039,9 +2100,9 @@ mod tests {
         assert_eq!(
             codes,
             vec![
-                vec![NONE],
-                vec![NONE, INVALID_TXN_STATE],
-                vec![PRODUCER_FENCED]
+                vec![ErrorCode::NONE],
+                vec![ErrorCode::NONE, ErrorCode::INVALID_TXN_STATE],
+                vec![ErrorCode::PRODUCER_FENCED]
             ]
         );
         assert_eq!(c.state_of("a").unwrap().partitions, vec![tp("orders", 0)]);
@@ -2053,7 +2114,10 @@ mod tests {
         let (mut c, _) = fresh();
         let r = c.init_producer_id(&init_req(Some("t"), 1_000), 4, 0);
         let who = (r.producer_id, r.producer_epoch);
-        assert_eq!(add_v(&mut c, "t", who, &[("orders", 2)], 3, 100)[0].1, NONE);
+        assert_eq!(
+            add_v(&mut c, "t", who, &[("orders", 2)], 3, 100)[0].1,
+            ErrorCode::NONE
+        );
         c.tick(1_099);
         assert_eq!(state(&c, "t"), TxnState::Ongoing);
         c.tick(1_100);
@@ -2062,7 +2126,7 @@ mod tests {
         assert_eq!(s.producer_epoch, who.1 + 1);
         assert_eq!(
             end(&mut c, "t", who, true, 3, 1_101).error_code,
-            PRODUCER_FENCED
+            ErrorCode::PRODUCER_FENCED
         );
         let sends = c.poll_markers(&cluster(), 1_101);
         let got = carried(&sends);
@@ -2070,7 +2134,11 @@ mod tests {
         assert_eq!((got[0].0, got[0].1.clone()), (2, tp("orders", 2)));
         assert!(!got[0].2.transaction_result);
         assert_eq!(got[0].2.producer_epoch, who.1 + 1);
-        c.on_marker_result(sends[0].id, Some(&answer(&sends[0], |_| NONE)), 1_102);
+        c.on_marker_result(
+            sends[0].id,
+            Some(&answer(&sends[0], |_| ErrorCode::NONE)),
+            1_102,
+        );
         assert_eq!(state(&c, "t"), TxnState::CompleteAbort);
     }
 
@@ -2083,9 +2151,9 @@ mod tests {
         let sends = c.poll_markers(&cluster(), 0);
         for s in &sends {
             let code = if s.broker == 0 {
-                INVALID_PRODUCER_EPOCH
+                ErrorCode::INVALID_PRODUCER_EPOCH
             } else {
-                NONE
+                ErrorCode::NONE
             };
             c.on_marker_result(s.id, Some(&answer(s, |_| code)), 0);
         }
@@ -2105,10 +2173,11 @@ mod tests {
         let sends = c.poll_markers(&cluster(), 0);
         let to1 = sends.iter().find(|s| s.broker == 1).unwrap();
         assert_eq!(to1.request.markers.len(), 2);
-        let mut resp = answer(to1, |_| NONE);
+        let mut resp = answer(to1, |_| ErrorCode::NONE);
         for m in &mut resp.markers {
             if m.producer_id == t.0 {
-                m.topics[0].partitions[0].error_code = TRANSACTION_COORDINATOR_FENCED;
+                m.topics[0].partitions[0].error_code =
+                    ErrorCode::TRANSACTION_COORDINATOR_FENCED.code();
             }
         }
         c.on_marker_result(to1.id, Some(&resp), 0);

@@ -32,10 +32,9 @@ use kafka_wire::messages::{
     ProduceResponse, WriteTxnMarkersRequest, WriteTxnMarkersResponse,
 };
 use kafka_wire::records::RecordBatch;
-use kafka_wire::{KafkaString, Records};
+use kafka_wire::{ErrorCode, KafkaString, Records};
 
 use crate::cluster::{BrokerId, Cluster, TopicPartition};
-use crate::errors;
 use crate::storage::Storage;
 use crate::trace;
 use log::{MarkerOutcome, MarkerRequest, Partition};
@@ -130,10 +129,10 @@ impl Leaders {
     }
 
     /// The error code for a partition this broker does not lead.
-    fn not_here(&self, tp: &TopicPartition) -> i16 {
+    fn not_here(&self, tp: &TopicPartition) -> ErrorCode {
         match self.cluster.as_ref().and_then(|c| c.leader(tp)) {
-            Some(_) => errors::NOT_LEADER_OR_FOLLOWER,
-            None => errors::UNKNOWN_TOPIC_OR_PARTITION,
+            Some(_) => ErrorCode::NOT_LEADER_OR_FOLLOWER,
+            None => ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
         }
     }
 
@@ -153,14 +152,15 @@ impl Leaders {
                     base_offset: -1,
                     ..PartitionProduceResponse::default()
                 };
-                let fail = |out: &mut PartitionProduceResponse, code: i16, message: String| {
-                    out.error_code = code;
-                    out.error_message = Some(KafkaString::from(message));
-                };
+                let fail =
+                    |out: &mut PartitionProduceResponse, code: ErrorCode, message: String| {
+                        out.error_code = code.code();
+                        out.error_message = Some(KafkaString::from(message));
+                    };
                 if !acks_ok {
                     fail(
                         &mut out,
-                        errors::INVALID_REQUIRED_ACKS,
+                        ErrorCode::INVALID_REQUIRED_ACKS,
                         format!("acks {} (only -1, 0 and 1 are valid)", req.acks),
                     );
                 } else if !self.partitions.contains_key(&tp) {
@@ -212,7 +212,7 @@ impl Leaders {
                     "{tp}: refused marker of producer {} from the client listener",
                     marker.producer_id
                 );
-                return errors::CLUSTER_AUTHORIZATION_FAILED;
+                return ErrorCode::CLUSTER_AUTHORIZATION_FAILED;
             }
             let Some(part) = self.partitions.get_mut(tp) else {
                 return self.not_here(tp);
@@ -225,7 +225,7 @@ impl Leaders {
                 strict_epoch: marker.transaction_version >= 2,
             };
             match part.write_marker(self.storage.as_mut(), &ask, now, &self.who) {
-                Ok(MarkerOutcome::Written(_) | MarkerOutcome::NoOp) => errors::NONE,
+                Ok(MarkerOutcome::Written(_) | MarkerOutcome::NoOp) => ErrorCode::NONE,
                 Err(refusal) => refusal.code,
             }
         })
@@ -254,7 +254,7 @@ impl Leaders {
                     ..PartitionData::default()
                 };
                 let Some(part) = self.partitions.get(&tp) else {
-                    out.error_code = self.not_here(&tp);
+                    out.error_code = self.not_here(&tp).code();
                     partitions.push(out);
                     continue;
                 };
@@ -264,7 +264,7 @@ impl Leaders {
                 out.last_stable_offset = lso;
                 out.log_start_offset = part.log_start_offset();
                 if fp.fetch_offset < part.log_start_offset() || fp.fetch_offset > hw {
-                    out.error_code = errors::OFFSET_OUT_OF_RANGE;
+                    out.error_code = ErrorCode::OFFSET_OUT_OF_RANGE.code();
                     partitions.push(out);
                     continue;
                 }
@@ -322,7 +322,7 @@ impl Leaders {
                     ..ListOffsetsPartitionResponse::default()
                 };
                 match self.partitions.get(&tp) {
-                    None => out.error_code = self.not_here(&tp),
+                    None => out.error_code = self.not_here(&tp).code(),
                     Some(part) => {
                         let upper = if committed {
                             part.last_stable_offset()
@@ -373,7 +373,7 @@ impl Leaders {
 /// partition's error code, called in request order (markers, then topics, then partitions).
 pub fn answer_markers(
     req: &WriteTxnMarkersRequest,
-    mut code: impl FnMut(&WritableTxnMarker, &TopicPartition) -> i16,
+    mut code: impl FnMut(&WritableTxnMarker, &TopicPartition) -> ErrorCode,
 ) -> WriteTxnMarkersResponse {
     let markers = req
         .markers
@@ -393,7 +393,8 @@ pub fn answer_markers(
                             error_code: code(
                                 marker,
                                 &TopicPartition::new(topic.name.as_str(), index),
-                            ),
+                            )
+                            .code(),
                             ..WritableTxnMarkerPartitionResult::default()
                         })
                         .collect(),

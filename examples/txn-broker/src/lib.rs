@@ -17,7 +17,6 @@
 
 pub mod cluster;
 pub mod coordinator;
-pub mod errors;
 pub mod leader;
 pub mod server;
 pub mod storage;

@@ -9,7 +9,6 @@
 
 use crate::cluster::{BrokerId, BrokerInfo, Cluster};
 use crate::coordinator::{Coordinator, MarkerSend};
-use crate::errors;
 use crate::leader::{Leaders, Listener};
 use crate::storage::FileStorage;
 use crate::trace;
@@ -30,7 +29,7 @@ use kafka_wire::messages::{
     MetadataRequest, MetadataResponse, ProduceRequest, RequestHeader, ResponseHeader,
     WriteTxnMarkersRequest, WriteTxnMarkersResponse,
 };
-use kafka_wire::{ApiMessage, ApiSet, KafkaString};
+use kafka_wire::{ApiMessage, ApiSet, ErrorCode, KafkaString};
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
@@ -405,9 +404,9 @@ fn peek_header(frame: &[u8]) -> Option<(i16, i16, i32)> {
     }
 }
 
-fn api_versions_response(listener: Listener, error_code: i16) -> ApiVersionsResponse {
+fn api_versions_response(listener: Listener, error_code: ErrorCode) -> ApiVersionsResponse {
     ApiVersionsResponse {
-        error_code,
+        error_code: error_code.code(),
         api_keys: advertised(listener)
             .into_iter()
             .map(|(api_key, min_version, max_version)| ApiVersion {
@@ -445,8 +444,10 @@ fn handle_frame(shared: &Shared, frame: Bytes, listener: Listener) -> Reply {
             shared.who,
             "ApiVersions v{version} corr {correlation_id}: unsupported, answered at v0"
         );
-        let body =
-            ResponseBody::ApiVersions(api_versions_response(listener, errors::UNSUPPORTED_VERSION));
+        let body = ResponseBody::ApiVersions(api_versions_response(
+            listener,
+            ErrorCode::UNSUPPORTED_VERSION,
+        ));
         return encode(correlation_id, &body, 0);
     }
     let api = RequestBody::find(key);
@@ -505,7 +506,7 @@ fn fetch_waiting(shared: &Shared, req: &FetchRequest, version: i16) -> FetchResp
         let mut failed = false;
         for p in partitions {
             bytes += p.records.as_ref().map_or(0, |r| r.as_bytes().len());
-            failed |= p.error_code != errors::NONE;
+            failed |= p.error_code != ErrorCode::NONE;
         }
         if bytes >= enough || failed || started.elapsed() + FETCH_RECHECK > wait {
             return response;
@@ -528,7 +529,7 @@ fn respond(
     let state = &mut *guard;
     let response = match body {
         RequestBody::ApiVersions(_) => {
-            ResponseBody::ApiVersions(api_versions_response(listener, errors::NONE))
+            ResponseBody::ApiVersions(api_versions_response(listener, ErrorCode::NONE))
         }
         RequestBody::Metadata(req) => {
             ResponseBody::Metadata(metadata(&state.cluster, &req, version))
@@ -555,7 +556,7 @@ fn respond(
             ResponseBody::InitProducerId(match state.coordinator.as_mut() {
                 Some(c) => c.init_producer_id(&req, version, now),
                 None => InitProducerIdResponse {
-                    error_code: errors::NOT_COORDINATOR,
+                    error_code: ErrorCode::NOT_COORDINATOR.code(),
                     producer_id: -1,
                     producer_epoch: -1,
                     ..Default::default()
@@ -571,7 +572,7 @@ fn respond(
         RequestBody::EndTxn(req) => ResponseBody::EndTxn(match state.coordinator.as_mut() {
             Some(c) => {
                 let response = c.end_txn(&req, version, now);
-                if response.error_code == errors::NONE {
+                if response.error_code == ErrorCode::NONE {
                     state.last_decision_ms = Some(now);
                     trace!(
                         shared.who,
@@ -586,7 +587,7 @@ fn respond(
                 response
             }
             None => EndTxnResponse {
-                error_code: errors::NOT_COORDINATOR,
+                error_code: ErrorCode::NOT_COORDINATOR.code(),
                 producer_id: -1,
                 producer_epoch: -1,
                 ..Default::default()
@@ -613,7 +614,7 @@ fn not_coordinator_add_partitions(req: &AddPartitionsToTxnRequest) -> AddPartiti
                     .iter()
                     .map(|p| AddPartitionsToTxnPartitionResult {
                         partition_index: p,
-                        partition_error_code: errors::NOT_COORDINATOR,
+                        partition_error_code: ErrorCode::NOT_COORDINATOR.code(),
                         ..Default::default()
                     })
                     .collect(),
@@ -642,19 +643,19 @@ pub fn metadata(cluster: &Cluster, req: &MetadataRequest, version: i16) -> Metad
         .into_iter()
         .map(|name| match cluster.topic(&name) {
             None => MetadataResponseTopic {
-                error_code: errors::UNKNOWN_TOPIC_OR_PARTITION,
+                error_code: ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.code(),
                 name: Some(name.into()),
                 ..Default::default()
             },
             Some(topic) => MetadataResponseTopic {
-                error_code: errors::NONE,
+                error_code: ErrorCode::NONE.code(),
                 name: Some(name.clone().into()),
                 partitions: (0..topic.partitions)
                     .map(|p| {
                         let tp = crate::cluster::TopicPartition::new(name.clone(), p);
                         match cluster.leader(&tp) {
                             Some(leader) => MetadataResponsePartition {
-                                error_code: errors::NONE,
+                                error_code: ErrorCode::NONE.code(),
                                 partition_index: p,
                                 leader_id: leader,
                                 replica_nodes: vec![leader].into(),
@@ -662,7 +663,7 @@ pub fn metadata(cluster: &Cluster, req: &MetadataRequest, version: i16) -> Metad
                                 ..Default::default()
                             },
                             None => MetadataResponsePartition {
-                                error_code: errors::LEADER_NOT_AVAILABLE,
+                                error_code: ErrorCode::LEADER_NOT_AVAILABLE.code(),
                                 partition_index: p,
                                 leader_id: -1,
                                 ..Default::default()
@@ -701,7 +702,7 @@ pub fn find_coordinator(
     _version: i16,
 ) -> FindCoordinatorResponse {
     let unavailable = |message: &'static str| FindCoordinatorResponse {
-        error_code: errors::COORDINATOR_NOT_AVAILABLE,
+        error_code: ErrorCode::COORDINATOR_NOT_AVAILABLE.code(),
         error_message: Some(KafkaString::from_static(message)),
         node_id: -1,
         host: KafkaString::from_static(""),
@@ -713,7 +714,7 @@ pub fn find_coordinator(
     }
     match cluster.broker(cluster.coordinator) {
         Some(b) => FindCoordinatorResponse {
-            error_code: errors::NONE,
+            error_code: ErrorCode::NONE.code(),
             error_message: None,
             node_id: b.id,
             host: b.host.clone().into(),
@@ -838,11 +839,14 @@ fn send_markers(
                     m.topics.iter().flat_map(move |t| {
                         t.partitions
                             .iter()
-                            .filter(|p| p.error_code != errors::NONE)
+                            .filter(|p| p.error_code != ErrorCode::NONE)
                             .map(move |p| {
                                 format!(
-                                    "{}-{} producer {}: error {}",
-                                    &*t.name, p.partition_index, m.producer_id, p.error_code
+                                    "{}-{} producer {}: error {:?}",
+                                    &*t.name,
+                                    p.partition_index,
+                                    m.producer_id,
+                                    ErrorCode::from(p.error_code)
                                 )
                             })
                     })
@@ -1079,7 +1083,7 @@ mod tests {
         else {
             panic!("not an ApiVersions answer")
         };
-        assert_eq!(resp.error_code, errors::NONE);
+        assert_eq!(resp.error_code, ErrorCode::NONE);
         assert_eq!(versions(&resp), expected_client);
 
         // The inter-broker listener adds WriteTxnMarkers.
@@ -1112,7 +1116,7 @@ mod tests {
             let ResponseBody::ApiVersions(resp) = body else {
                 panic!("not ApiVersions")
             };
-            assert_eq!(resp.error_code, errors::UNSUPPORTED_VERSION);
+            assert_eq!(resp.error_code, ErrorCode::UNSUPPORTED_VERSION);
             assert_eq!(versions(&resp), expected_client);
         }
         std::fs::remove_dir_all(&dir).unwrap();
@@ -1168,10 +1172,10 @@ mod tests {
         let unknown = ask(Some(vec!["nope", "orders"]), 9);
         assert_eq!(
             unknown.topics[0].error_code,
-            errors::UNKNOWN_TOPIC_OR_PARTITION
+            ErrorCode::UNKNOWN_TOPIC_OR_PARTITION
         );
         assert_eq!(unknown.topics[0].name.as_deref(), Some("nope"));
-        assert_eq!(unknown.topics[1].error_code, errors::NONE);
+        assert_eq!(unknown.topics[1].error_code, ErrorCode::NONE);
 
         // A leader moved in the file shows in the next answer.
         assert!(cluster.move_leader(&crate::cluster::TopicPartition::new("orders", 0), 2));
@@ -1201,12 +1205,12 @@ mod tests {
             }
         };
         let txn = find(&mut c, 1);
-        assert_eq!(txn.error_code, errors::NONE);
+        assert_eq!(txn.error_code, ErrorCode::NONE);
         assert_eq!(txn.node_id, 1);
         assert_eq!(txn.port, i32::from(cluster.brokers[1].client_port));
         assert_eq!(&*txn.host, "127.0.0.1");
         let group = find(&mut c, 0);
-        assert_eq!(group.error_code, errors::COORDINATOR_NOT_AVAILABLE);
+        assert_eq!(group.error_code, ErrorCode::COORDINATOR_NOT_AVAILABLE);
 
         let init = InitProducerIdRequest {
             transactional_id: Some("t".into()),
@@ -1216,7 +1220,7 @@ mod tests {
             ..Default::default()
         };
         match c.call(RequestBody::InitProducerId(init), 4).unwrap() {
-            ResponseBody::InitProducerId(r) => assert_eq!(r.error_code, errors::NOT_COORDINATOR),
+            ResponseBody::InitProducerId(r) => assert_eq!(r.error_code, ErrorCode::NOT_COORDINATOR),
             other => panic!("{other:?}"),
         }
         let end = EndTxnRequest {
@@ -1227,7 +1231,7 @@ mod tests {
             ..Default::default()
         };
         match c.call(RequestBody::EndTxn(end), 3).unwrap() {
-            ResponseBody::EndTxn(r) => assert_eq!(r.error_code, errors::NOT_COORDINATOR),
+            ResponseBody::EndTxn(r) => assert_eq!(r.error_code, ErrorCode::NOT_COORDINATOR),
             other => panic!("{other:?}"),
         }
         let add = AddPartitionsToTxnRequest {
@@ -1244,14 +1248,17 @@ mod tests {
         };
         match c.call(RequestBody::AddPartitionsToTxn(add), 3).unwrap() {
             ResponseBody::AddPartitionsToTxn(r) => {
-                let codes: Vec<(i32, i16)> = r.results_by_topic_v3_and_below[0]
+                let codes: Vec<(i32, ErrorCode)> = r.results_by_topic_v3_and_below[0]
                     .results_by_partition
                     .iter()
-                    .map(|p| (p.partition_index, p.partition_error_code))
+                    .map(|p| (p.partition_index, ErrorCode::from(p.partition_error_code)))
                     .collect();
                 assert_eq!(
                     codes,
-                    vec![(0, errors::NOT_COORDINATOR), (2, errors::NOT_COORDINATOR)]
+                    vec![
+                        (0, ErrorCode::NOT_COORDINATOR),
+                        (2, ErrorCode::NOT_COORDINATOR)
+                    ]
                 );
             }
             other => panic!("{other:?}"),
@@ -1317,7 +1324,7 @@ mod tests {
     fn log_of(c: &mut Client, partition: i32) -> Vec<kafka_wire::records::RecordBatch> {
         let resp = fetch_v12(c, partition, 0, 0);
         let data = &resp.responses[0].partitions[0];
-        assert_eq!(data.error_code, errors::NONE);
+        assert_eq!(data.error_code, ErrorCode::NONE);
         let bytes = data.records.as_ref().map(|r| r.as_bytes().clone());
         kafka_wire::records::RecordsReader::new(bytes.unwrap_or_default())
             .into_owned()
@@ -1368,17 +1375,17 @@ mod tests {
             "{:?}",
             t.elapsed()
         );
-        assert_eq!(empty.responses[0].partitions[0].error_code, errors::NONE);
+        assert_eq!(empty.responses[0].partitions[0].error_code, ErrorCode::NONE);
         // A fetch that cannot succeed (no such partition) is answered without waiting.
         let t = Instant::now();
         let bad = fetch_v12(&mut c, 7, 0, 5000);
         assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
         assert_eq!(
             bad.responses[0].partitions[0].error_code,
-            errors::UNKNOWN_TOPIC_OR_PARTITION
+            ErrorCode::UNKNOWN_TOPIC_OR_PARTITION
         );
         // Data is answered at once, however long the client would wait.
-        assert_eq!(produce_txn(&mut c, 0, (5, 0), 0), errors::NONE);
+        assert_eq!(produce_txn(&mut c, 0, (5, 0), 0), ErrorCode::NONE);
         let t = Instant::now();
         let full = fetch_v12(&mut c, 0, 0, 5000);
         assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
@@ -1399,7 +1406,7 @@ mod tests {
         };
         match c.call(RequestBody::InitProducerId(init), 4).unwrap() {
             ResponseBody::InitProducerId(r) => {
-                assert_eq!(r.error_code, errors::NONE);
+                assert_eq!(r.error_code, ErrorCode::NONE);
                 (r.producer_id, r.producer_epoch)
             }
             other => panic!("{other:?}"),
@@ -1422,23 +1429,26 @@ mod tests {
         };
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
-            let codes: Vec<i16> = match c
+            let codes: Vec<ErrorCode> = match c
                 .call(RequestBody::AddPartitionsToTxn(add.clone()), 3)
                 .unwrap()
             {
                 ResponseBody::AddPartitionsToTxn(r) => r.results_by_topic_v3_and_below[0]
                     .results_by_partition
                     .iter()
-                    .map(|p| p.partition_error_code)
+                    .map(|p| ErrorCode::from(p.partition_error_code))
                     .collect(),
                 other => panic!("{other:?}"),
             };
-            let busy = codes.contains(&errors::CONCURRENT_TRANSACTIONS);
+            let busy = codes.contains(&ErrorCode::CONCURRENT_TRANSACTIONS);
             if busy && Instant::now() < deadline {
                 thread::sleep(Duration::from_millis(20));
                 continue;
             }
-            assert!(codes.iter().all(|&code| code == errors::NONE), "{codes:?}");
+            assert!(
+                codes.iter().all(|&code| code == ErrorCode::NONE),
+                "{codes:?}"
+            );
             return;
         }
     }
@@ -1455,7 +1465,7 @@ mod tests {
         };
         match c.call(RequestBody::EndTxn(end), version).unwrap() {
             ResponseBody::EndTxn(r) => {
-                assert_eq!(r.error_code, errors::NONE);
+                assert_eq!(r.error_code, ErrorCode::NONE);
                 if version >= 5 {
                     assert_eq!(r.producer_id, producer.0);
                     r.producer_epoch
@@ -1489,7 +1499,7 @@ mod tests {
                 };
                 let version = header.request_api_version;
                 // Every partition acknowledged, so the coordinator completes the transaction.
-                let answer = crate::leader::answer_markers(&req, |_, _| errors::NONE);
+                let answer = crate::leader::answer_markers(&req, |_, _| ErrorCode::NONE);
                 let mut out = BytesMut::new();
                 let header = ResponseHeader {
                     correlation_id: header.correlation_id,
@@ -1549,8 +1559,8 @@ mod tests {
         let mut c1 = client(b1.client_addr);
         let (pid, epoch) = init_producer(&mut c0, "tv2");
         add_partitions(&mut c0, "tv2", (pid, epoch), vec![0, 1]);
-        assert_eq!(produce_txn(&mut c0, 0, (pid, epoch), 0), errors::NONE);
-        assert_eq!(produce_txn(&mut c1, 1, (pid, epoch), 0), errors::NONE);
+        assert_eq!(produce_txn(&mut c0, 0, (pid, epoch), 0), ErrorCode::NONE);
+        assert_eq!(produce_txn(&mut c1, 1, (pid, epoch), 0), ErrorCode::NONE);
         let bumped = commit(&mut c0, "tv2", (pid, epoch), 5);
         assert_eq!(bumped, epoch + 1);
 
@@ -1579,7 +1589,7 @@ mod tests {
 
         // The next transaction's data is at the bumped epoch. A COMMIT marker at that same
         // epoch is what a stale duplicate of the previous transaction's marker looks like.
-        assert_eq!(produce_txn(&mut c1, 1, (pid, bumped), 0), errors::NONE);
+        assert_eq!(produce_txn(&mut c1, 1, (pid, bumped), 0), ErrorCode::NONE);
         let stale = WriteTxnMarkersRequest {
             markers: vec![WritableTxnMarker {
                 producer_id: pid,
@@ -1604,11 +1614,11 @@ mod tests {
             ResponseBody::WriteTxnMarkers(r) => r.markers[0].topics[0].partitions[0].error_code,
             other => panic!("{other:?}"),
         };
-        assert_eq!(code_at(&mut inter, 2), errors::INVALID_PRODUCER_EPOCH);
+        assert_eq!(code_at(&mut inter, 2), ErrorCode::INVALID_PRODUCER_EPOCH);
         assert_eq!(log_of(&mut c1, 1).len(), 3, "nothing appended");
         // At v1 the transaction version is lost on the wire and the lenient rule applies: the
         // stale marker would end the new transaction. This is why the sender must use v2.
-        assert_eq!(code_at(&mut inter, 1), errors::NONE);
+        assert_eq!(code_at(&mut inter, 1), ErrorCode::NONE);
         assert_eq!(log_of(&mut c1, 1).len(), 4);
         // The brokers' threads go on running (and may still write there).
         let _ = std::fs::remove_dir_all(&dir);

@@ -13,9 +13,9 @@ use kafka_wire::records::{
     BatchHeader, BatchView, EndTxnMarker, RecordBatch, RecordsErrorKind, RecordsReader,
     TimestampType,
 };
+use kafka_wire::ErrorCode;
 
 use crate::cluster::TopicPartition;
-use crate::errors;
 use crate::storage::Storage;
 use crate::trace;
 
@@ -138,11 +138,11 @@ pub(super) struct AbortedTxn {
 /// A request the partition refused, with the Kafka error code and a reason for humans.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Refusal {
-    pub code: i16,
+    pub code: ErrorCode,
     pub message: String,
 }
 
-fn refuse(code: i16, message: impl Into<String>) -> Refusal {
+fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
     Refusal {
         code,
         message: message.into(),
@@ -348,7 +348,7 @@ impl Partition {
                         state.epoch
                     );
                     return Err(refuse(
-                        errors::INVALID_PRODUCER_EPOCH,
+                        ErrorCode::INVALID_PRODUCER_EPOCH,
                         format!(
                             "producer epoch {} is older than the current epoch {}",
                             batch.producer_epoch, state.epoch
@@ -379,7 +379,7 @@ impl Partition {
                         .map_or(0, |b| next_sequence(b.last_sequence));
                     if batch.base_sequence != expected {
                         return Err(refuse(
-                            errors::OUT_OF_ORDER_SEQUENCE_NUMBER,
+                            ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER,
                             format!(
                                 "sequence {} where {} was expected",
                                 batch.base_sequence, expected
@@ -388,7 +388,7 @@ impl Partition {
                     }
                 } else if batch.base_sequence != 0 && state.epoch >= 0 {
                     return Err(refuse(
-                        errors::OUT_OF_ORDER_SEQUENCE_NUMBER,
+                        ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER,
                         format!(
                             "a new epoch {} must start at sequence 0, not {}",
                             batch.producer_epoch, batch.base_sequence
@@ -404,7 +404,7 @@ impl Partition {
             // written again (with its checksum recomputed).
             let mut stamped = view
                 .to_record_batch()
-                .map_err(|e| refuse(errors::CORRUPT_MESSAGE, e.to_string()))?;
+                .map_err(|e| refuse(ErrorCode::CORRUPT_MESSAGE, e.to_string()))?;
             stamped.header.base_offset = base_offset;
             stamped.header.max_timestamp = now_ms;
             for (i, record) in stamped.records.iter_mut().enumerate() {
@@ -413,7 +413,7 @@ impl Partition {
             }
             let encoded = stamped
                 .encode()
-                .map_err(|e| refuse(errors::INVALID_RECORD, e.to_string()))?;
+                .map_err(|e| refuse(ErrorCode::INVALID_RECORD, e.to_string()))?;
             (encoded.into_bytes().to_vec(), now_ms)
         } else {
             // The checksum starts after the base offset: the field can be rewritten in place.
@@ -462,7 +462,7 @@ impl Partition {
                     state.coordinator_epoch
                 );
                 return Err(refuse(
-                    errors::TRANSACTION_COORDINATOR_FENCED,
+                    ErrorCode::TRANSACTION_COORDINATOR_FENCED,
                     "stale coordinator epoch",
                 ));
             }
@@ -476,7 +476,7 @@ impl Partition {
                     state.epoch
                 );
                 return Err(refuse(
-                    errors::INVALID_PRODUCER_EPOCH,
+                    ErrorCode::INVALID_PRODUCER_EPOCH,
                     "marker epoch older than the producer's",
                 ));
             }
@@ -505,7 +505,7 @@ impl Partition {
                 req.producer_epoch
             );
             return Err(refuse(
-                errors::INVALID_PRODUCER_EPOCH,
+                ErrorCode::INVALID_PRODUCER_EPOCH,
                 "marker epoch not above the open transaction's",
             ));
         }
@@ -517,7 +517,7 @@ impl Partition {
         let batch = marker.batch(offset, now_ms, -1, req.producer_id, req.producer_epoch);
         let bytes = batch
             .encode()
-            .map_err(|e| refuse(errors::INVALID_RECORD, e.to_string()))?
+            .map_err(|e| refuse(ErrorCode::INVALID_RECORD, e.to_string()))?
             .into_bytes();
         self.append(storage, &bytes, &batch.header, Some(marker))?;
         let began = match open {
@@ -547,7 +547,7 @@ impl Partition {
         if let Err(e) = storage.append(&self.file, bytes) {
             // Drop whatever part of the write landed, so the next append follows a whole batch.
             let _ = storage.truncate(&self.file, self.data.len() as u64);
-            return Err(refuse(errors::KAFKA_STORAGE_ERROR, e.to_string()));
+            return Err(refuse(ErrorCode::KAFKA_STORAGE_ERROR, e.to_string()));
         }
         let start = self.data.len();
         self.data.extend_from_slice(bytes);
@@ -680,38 +680,43 @@ fn marker_of(batch: &BatchView) -> Option<EndTxnMarker> {
 /// numbered 0, 1, 2, ... from its base offset and whose producer fields make sense.
 fn validate(records: &Bytes) -> Result<BatchView, Refusal> {
     if records.is_empty() {
-        return Err(refuse(errors::INVALID_RECORD, "no record batch"));
+        return Err(refuse(ErrorCode::INVALID_RECORD, "no record batch"));
     }
     let refusal = |e: kafka_wire::records::RecordsError| {
         let code = match e.kind() {
             RecordsErrorKind::UnsupportedCompression { .. }
-            | RecordsErrorKind::CodecNotEnabled { .. } => errors::UNSUPPORTED_COMPRESSION_TYPE,
-            RecordsErrorKind::UnsupportedMagic { .. } => errors::INVALID_RECORD,
-            _ => errors::CORRUPT_MESSAGE,
+            | RecordsErrorKind::CodecNotEnabled { .. } => ErrorCode::UNSUPPORTED_COMPRESSION_TYPE,
+            RecordsErrorKind::UnsupportedMagic { .. } => ErrorCode::INVALID_RECORD,
+            _ => ErrorCode::CORRUPT_MESSAGE,
         };
         refuse(code, e.to_string())
     };
     let mut reader = RecordsReader::new(records.clone());
     let batch = match reader.next() {
         Some(batch) => batch.map_err(refusal)?,
-        None => return Err(refuse(errors::CORRUPT_MESSAGE, "incomplete record batch")),
+        None => {
+            return Err(refuse(
+                ErrorCode::CORRUPT_MESSAGE,
+                "incomplete record batch",
+            ))
+        }
     };
     if reader.next().is_some() || reader.truncated_tail().is_some() {
         return Err(refuse(
-            errors::INVALID_RECORD,
+            ErrorCode::INVALID_RECORD,
             "a produce request carries exactly one record batch per partition",
         ));
     }
     let header = &batch.header;
     if header.magic != 2 {
         return Err(refuse(
-            errors::INVALID_RECORD,
+            ErrorCode::INVALID_RECORD,
             format!("record batch magic {} (only 2 is accepted)", header.magic),
         ));
     }
     if header.is_control {
         return Err(refuse(
-            errors::INVALID_RECORD,
+            ErrorCode::INVALID_RECORD,
             "producers may not write control batches",
         ));
     }
@@ -724,23 +729,23 @@ fn validate(records: &Bytes) -> Result<BatchView, Refusal> {
         count += 1;
     }
     if count == 0 {
-        return Err(refuse(errors::INVALID_RECORD, "empty record batch"));
+        return Err(refuse(ErrorCode::INVALID_RECORD, "empty record batch"));
     }
     if !numbered || i64::from(header.last_offset_delta) != count - 1 {
         return Err(refuse(
-            errors::INVALID_RECORD,
+            ErrorCode::INVALID_RECORD,
             "record offset deltas must count 0, 1, 2, ...",
         ));
     }
     if header.is_transactional && header.producer_id < 0 {
         return Err(refuse(
-            errors::INVALID_RECORD,
+            ErrorCode::INVALID_RECORD,
             "a transactional batch needs a producer id",
         ));
     }
     if header.producer_id >= 0 && (header.producer_epoch < 0 || header.base_sequence < 0) {
         return Err(refuse(
-            errors::INVALID_RECORD,
+            ErrorCode::INVALID_RECORD,
             "a batch with a producer id needs an epoch and a base sequence",
         ));
     }
