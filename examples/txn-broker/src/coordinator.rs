@@ -37,20 +37,28 @@ use std::io;
 use kafka_wire::ErrorCode;
 
 use crate::cluster::TopicPartition;
+use crate::fencing::Fenced;
 use crate::trace;
 use crate::txn_log::{LogRecord, ProducerIdBlockRecord, TxnLog};
 
 use markers::InFlight;
 pub use markers::{MarkerSend, MARKER_BACKOFF_INITIAL_MS, MARKER_BACKOFF_MAX_MS};
+use state::Txn;
+pub(crate) use state::TxnMeta;
 pub use state::TxnState;
-use state::{Txn, TxnMeta};
 
 /// The longest transaction timeout a producer may ask for (Kafka's default maximum).
 pub const MAX_TRANSACTION_TIMEOUT_MS: i32 = 900_000;
 /// Producer ids are reserved in the log this many at a time.
 const PRODUCER_ID_BLOCK: i64 = 1000;
-/// From this epoch on a producer id is used up: the next bump hands out a new producer id.
-const EXHAUSTED_EPOCH: i16 = i16::MAX - 1;
+/// The producer id and epoch of an answer that hands out none.
+const NO_PRODUCER: (i64, i16) = (-1, -1);
+
+/// The answer to a request whose log append failed: nothing changed (the state in memory moves
+/// only once its record is durable) and the client may try again.
+fn log_failed(_: io::Error) -> ErrorCode {
+    ErrorCode::COORDINATOR_NOT_AVAILABLE
+}
 
 /// What [`Coordinator::state_of`] tells about one transactional id.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,25 +86,6 @@ pub struct Coordinator {
     producer_id_block_end: i64,
     next_send_id: u64,
     in_flight: HashMap<u64, InFlight>,
-}
-
-/// The error for a request from a fenced producer: PRODUCER_FENCED for clients that know it,
-/// INVALID_PRODUCER_EPOCH for the request versions that came before it.
-fn fenced_code(version: i16, first_version_with_fenced: i16) -> ErrorCode {
-    if version >= first_version_with_fenced {
-        ErrorCode::PRODUCER_FENCED
-    } else {
-        ErrorCode::INVALID_PRODUCER_EPOCH
-    }
-}
-
-/// The epoch that fences the current one, or the same one when no higher exists.
-fn fencing_epoch(epoch: i16) -> i16 {
-    if epoch < i16::MAX {
-        epoch + 1
-    } else {
-        epoch
-    }
 }
 
 impl Coordinator {
@@ -202,33 +191,9 @@ impl Coordinator {
         Ok(())
     }
 
-    /// Checks that `(producer_id, epoch)` is the producer `meta` belongs to now.
-    fn check_producer(
-        &self,
-        id: &str,
-        meta: &TxnMeta,
-        producer_id: i64,
-        epoch: i16,
-        fenced: ErrorCode,
-    ) -> Result<(), ErrorCode> {
-        let (pid, current) = meta.identity();
-        if (producer_id, epoch) == (pid, current) {
-            return Ok(());
-        }
-        let known = producer_id == pid
-            || producer_id == meta.producer_id
-            || producer_id == meta.prev_producer_id;
-        if !known {
-            trace!(
-                self.who,
-                "{id}: producer id {producer_id} is not this transactional id's ({pid})"
-            );
-            return Err(ErrorCode::INVALID_PRODUCER_ID_MAPPING);
-        }
-        trace!(
-            self.who,
-            "{id}: fenced zombie producer {producer_id} epoch {epoch} (current {pid} epoch {current})"
-        );
-        Err(fenced)
+    /// The code to answer a `request` for `id` that a fencing rule refused, with its trace.
+    fn refused(&self, id: &str, request: &str, fenced: Fenced) -> ErrorCode {
+        trace!(self.who, "{id}: {request} refused: {}", fenced.reason);
+        fenced.code
     }
 }

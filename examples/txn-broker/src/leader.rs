@@ -35,6 +35,7 @@ use kafka_wire::records::RecordBatch;
 use kafka_wire::{ErrorCode, KafkaString, Records};
 
 use crate::cluster::{BrokerId, Cluster, TopicPartition};
+use crate::fencing;
 use crate::storage::Storage;
 use crate::trace;
 use log::{MarkerOutcome, MarkerRequest, Partition};
@@ -206,13 +207,14 @@ impl Leaders {
     ) -> WriteTxnMarkersResponse {
         let now = self.now();
         answer_markers(req, |marker, tp| {
-            if listener != Listener::InterBroker {
+            if let Err(fenced) = fencing::check_marker_listener(listener) {
                 trace!(
                     self.who,
-                    "{tp}: refused marker of producer {} from the client listener",
-                    marker.producer_id
+                    "{tp}: refused marker of producer {}: {}",
+                    marker.producer_id,
+                    fenced.reason
                 );
-                return ErrorCode::CLUSTER_AUTHORIZATION_FAILED;
+                return fenced.code;
             }
             let Some(part) = self.partitions.get_mut(tp) else {
                 return self.not_here(tp);
@@ -222,7 +224,7 @@ impl Leaders {
                 producer_epoch: marker.producer_epoch,
                 commit: marker.transaction_result,
                 coordinator_epoch: marker.coordinator_epoch,
-                strict_epoch: marker.transaction_version >= 2,
+                transaction_version: marker.transaction_version,
             };
             match part.write_marker(self.storage.as_mut(), &ask, now, &self.who) {
                 Ok(MarkerOutcome::Written(_) | MarkerOutcome::NoOp) => ErrorCode::NONE,

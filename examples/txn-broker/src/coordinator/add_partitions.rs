@@ -11,10 +11,14 @@ use kafka_wire::messages::{AddPartitionsToTxnRequest, AddPartitionsToTxnResponse
 use kafka_wire::ErrorCode;
 
 use crate::cluster::{Cluster, TopicPartition};
+use crate::fencing;
 use crate::trace;
 
 use super::state::TxnState;
-use super::{fenced_code, Coordinator};
+use super::{log_failed, Coordinator};
+
+/// The first AddPartitionsToTxn version whose clients know PRODUCER_FENCED.
+const FIRST_VERSION_WITH_FENCED: i16 = 2;
 
 impl Coordinator {
     pub fn add_partitions_to_txn(
@@ -24,7 +28,7 @@ impl Coordinator {
         cluster: &Cluster,
         now_ms: u64,
     ) -> AddPartitionsToTxnResponse {
-        let fenced = fenced_code(version, 2);
+        let fenced = fencing::fenced_error(version, FIRST_VERSION_WITH_FENCED);
         if version <= 3 {
             let results = self.add_for_one(
                 &req.v3_and_below_transactional_id,
@@ -154,15 +158,9 @@ impl Coordinator {
             return Err(ErrorCode::INVALID_PRODUCER_ID_MAPPING);
         };
         let meta = txn.meta.clone();
-        self.check_producer(id, &meta, producer_id, epoch, fenced)?;
-        if meta.state.is_prepare() {
-            trace!(
-                self.who,
-                "{id}: AddPartitionsToTxn while {:?}: CONCURRENT_TRANSACTIONS",
-                meta.state
-            );
-            return Err(ErrorCode::CONCURRENT_TRANSACTIONS);
-        }
+        fencing::check_producer(&meta, (producer_id, epoch), fenced)
+            .and_then(|()| fencing::check_markers_delivered(meta.state))
+            .map_err(|f| self.refused(id, "AddPartitionsToTxn", f))?;
         if meta.state == TxnState::Ongoing && wanted.iter().all(|tp| meta.partitions.contains(tp)) {
             return Ok(());
         }
@@ -175,8 +173,7 @@ impl Coordinator {
         }
         new.partitions.extend(wanted.iter().cloned());
         new.last_update_ms = now_ms;
-        self.persist(id, new)
-            .map_err(|_| ErrorCode::COORDINATOR_NOT_AVAILABLE)
+        self.persist(id, new).map_err(log_failed)
     }
 
     /// The verify-only form: NONE for each partition already in the transaction under way.
@@ -190,8 +187,8 @@ impl Coordinator {
     ) -> HashMap<TopicPartition, ErrorCode> {
         let common = match self.txns.get(id) {
             None => Err(ErrorCode::INVALID_PRODUCER_ID_MAPPING),
-            Some(txn) => self
-                .check_producer(id, &txn.meta, producer_id, epoch, fenced)
+            Some(txn) => fencing::check_producer(&txn.meta, (producer_id, epoch), fenced)
+                .map_err(|f| self.refused(id, "AddPartitionsToTxn", f))
                 .and_then(|()| {
                     if txn.meta.state == TxnState::Ongoing {
                         Ok(&txn.meta.partitions)

@@ -1,12 +1,17 @@
-//! EndTxn: phase 1, the decision to commit or abort, logged before it is answered.
+//! EndTxn: phase 1, the decision to commit or abort, logged before it is answered. With
+//! transaction version 2 the decision also bumps the producer's epoch.
 
 use kafka_wire::messages::{EndTxnRequest, EndTxnResponse};
 use kafka_wire::ErrorCode;
 
+use crate::fencing;
 use crate::trace;
 
-use super::state::TxnState;
-use super::{fenced_code, fencing_epoch, Coordinator, EXHAUSTED_EPOCH};
+use super::state::{TxnMeta, TxnState};
+use super::{log_failed, Coordinator, NO_PRODUCER};
+
+/// The first EndTxn version whose clients know PRODUCER_FENCED.
+const FIRST_VERSION_WITH_FENCED: i16 = 2;
 
 fn end_response(error_code: ErrorCode, identity: (i64, i16)) -> EndTxnResponse {
     EndTxnResponse {
@@ -19,89 +24,81 @@ fn end_response(error_code: ErrorCode, identity: (i64, i16)) -> EndTxnResponse {
 
 impl Coordinator {
     pub fn end_txn(&mut self, req: &EndTxnRequest, version: i16, now_ms: u64) -> EndTxnResponse {
-        let fenced = fenced_code(version, 2);
-        // EndTxn version 5 is transaction version 2: the epoch is bumped at every EndTxn.
-        let tv2 = version >= 5;
+        self.end(req, version, now_ms)
+            .unwrap_or_else(|code| end_response(code, NO_PRODUCER))
+    }
+
+    /// The answer to EndTxn; an error code alone for the answers that name no producer.
+    fn end(
+        &mut self,
+        req: &EndTxnRequest,
+        version: i16,
+        now_ms: u64,
+    ) -> Result<EndTxnResponse, ErrorCode> {
         let id = req.transactional_id.as_str();
-        let commit = req.committed;
+        let transaction_version = fencing::transaction_version(version);
         let Some(txn) = self.txns.get(id) else {
             trace!(self.who, "{id}: EndTxn for an unknown transactional id");
-            return end_response(ErrorCode::INVALID_PRODUCER_ID_MAPPING, (-1, -1));
+            return Err(ErrorCode::INVALID_PRODUCER_ID_MAPPING);
         };
         let meta = txn.meta.clone();
         let given = (req.producer_id, req.producer_epoch);
-        let same_outcome = meta.state.outcome() == Some(commit);
         if given != meta.identity() {
-            let finishing = meta.state.is_prepare() || meta.state.is_complete();
-            if tv2 && finishing && given == meta.prev_identity() {
-                // The client did not get the answer (and the bumped epoch) of its EndTxn.
-                let code = if !same_outcome {
-                    ErrorCode::INVALID_TXN_STATE
-                } else if meta.state.is_prepare() {
-                    ErrorCode::CONCURRENT_TRANSACTIONS
-                } else {
-                    ErrorCode::NONE
-                };
-                trace!(
-                    self.who,
-                    "{id}: EndTxn retried with the epoch before the bump: {code:?}"
-                );
-                return end_response(code, meta.identity());
+            if fencing::is_retried_end_txn(&meta, given, transaction_version) {
+                return Ok(self.outcome_again(id, &meta, req.committed));
             }
-            // `given` differs from the identity, so this is always an error.
-            let code = self
-                .check_producer(id, &meta, given.0, given.1, fenced)
+            let fenced = fencing::fenced_error(version, FIRST_VERSION_WITH_FENCED);
+            // `given` differs from the identity, so the check always refuses it.
+            return Err(fencing::check_producer(&meta, given, fenced)
                 .err()
-                .unwrap_or(fenced);
-            return end_response(code, (-1, -1));
+                .map_or(fenced, |f| self.refused(id, "EndTxn", f)));
         }
-        match meta.state {
-            TxnState::PrepareCommit | TxnState::PrepareAbort => {
-                trace!(
-                    self.who,
-                    "{id}: EndTxn while {:?}: CONCURRENT_TRANSACTIONS",
-                    meta.state
-                );
-                return end_response(ErrorCode::CONCURRENT_TRANSACTIONS, (-1, -1));
-            }
-            TxnState::CompleteCommit | TxnState::CompleteAbort if !tv2 => {
-                let code = if same_outcome {
-                    ErrorCode::NONE
-                } else {
-                    ErrorCode::INVALID_TXN_STATE
-                };
-                trace!(
-                    self.who,
-                    "{id}: EndTxn(commit={commit}) after {:?}: {code:?}",
-                    meta.state
-                );
-                return end_response(code, meta.identity());
-            }
-            _ => {}
+        fencing::check_markers_delivered(meta.state).map_err(|f| self.refused(id, "EndTxn", f))?;
+        // With version 2 the producer of a finished transaction has a new epoch, so an EndTxn
+        // naming it ends the next (empty) transaction; with version 1 it is taken for a retry.
+        if meta.state.is_complete() && transaction_version < 2 {
+            return Ok(self.outcome_again(id, &meta, req.committed));
         }
+        self.decide_end(id, meta, req.committed, transaction_version, now_ms)
+    }
+
+    /// An EndTxn for a transaction already decided: a retry whose answer was lost. The same
+    /// outcome is NONE once complete and CONCURRENT_TRANSACTIONS while its markers are out; the
+    /// other outcome is INVALID_TXN_STATE. Either way the answer names the current producer.
+    fn outcome_again(&self, id: &str, meta: &TxnMeta, commit: bool) -> EndTxnResponse {
+        let code = if meta.state.outcome() != Some(commit) {
+            ErrorCode::INVALID_TXN_STATE
+        } else if meta.state.is_prepare() {
+            ErrorCode::CONCURRENT_TRANSACTIONS
+        } else {
+            ErrorCode::NONE
+        };
+        trace!(
+            self.who,
+            "{id}: EndTxn(commit={commit}) again after {:?}: {code:?}",
+            meta.state
+        );
+        end_response(code, meta.identity())
+    }
+
+    /// The decision: logged, its markers queued, and answered with the producer's identity
+    /// (bumped with transaction version 2).
+    fn decide_end(
+        &mut self,
+        id: &str,
+        meta: TxnMeta,
+        commit: bool,
+        transaction_version: i8,
+        now_ms: u64,
+    ) -> Result<EndTxnResponse, ErrorCode> {
         let mut new = meta.clone();
         if meta.state != TxnState::Ongoing {
             // Nothing was added since the last transaction ended: an empty one.
             new.partitions.clear();
         }
-        new.transaction_version = if tv2 { 2 } else { 1 };
-        if tv2 {
-            new.prev_producer_id = meta.producer_id;
-            new.prev_producer_epoch = meta.producer_epoch;
-            new.producer_epoch = fencing_epoch(meta.producer_epoch);
-            if new.producer_epoch >= EXHAUSTED_EPOCH {
-                match self.allocate_producer_id() {
-                    Ok(pid) => {
-                        trace!(
-                            self.who,
-                            "{id}: epoch of producer {} exhausted, producer id {pid} after this transaction",
-                            meta.producer_id
-                        );
-                        new.next_producer_id = pid;
-                    }
-                    Err(_) => return end_response(ErrorCode::COORDINATOR_NOT_AVAILABLE, (-1, -1)),
-                }
-            }
+        new.transaction_version = transaction_version;
+        if transaction_version >= 2 {
+            self.bump_at_end(id, &mut new)?;
         }
         trace!(
             self.who,
@@ -111,13 +108,29 @@ impl Coordinator {
             new.producer_id,
             new.producer_epoch
         );
-        match self.decide(id, new, commit, now_ms) {
-            Ok(()) => {
-                let identity = self.txns[id].meta.identity();
-                end_response(ErrorCode::NONE, identity)
-            }
-            Err(_) => end_response(ErrorCode::COORDINATOR_NOT_AVAILABLE, (-1, -1)),
+        self.decide(id, new, commit, now_ms).map_err(log_failed)?;
+        Ok(end_response(ErrorCode::NONE, self.txns[id].meta.identity()))
+    }
+
+    /// Transaction version 2: the decision moves the producer to the next epoch, which its
+    /// markers carry and the next transaction's data will too, so that a leader can tell a late
+    /// marker of this transaction from one of the next. The identity before the bump is kept
+    /// for a retried EndTxn. When the new epoch uses the producer id up, the client moves to a
+    /// new producer id once the markers are delivered.
+    fn bump_at_end(&mut self, id: &str, new: &mut TxnMeta) -> Result<(), ErrorCode> {
+        new.prev_producer_id = new.producer_id;
+        new.prev_producer_epoch = new.producer_epoch;
+        new.producer_epoch = fencing::next_epoch(new.producer_epoch);
+        if fencing::epoch_exhausted(new.producer_epoch) {
+            let pid = self.allocate_producer_id().map_err(log_failed)?;
+            trace!(
+                self.who,
+                "{id}: epoch of producer {} exhausted, producer id {pid} after this transaction",
+                new.producer_id
+            );
+            new.next_producer_id = pid;
         }
+        Ok(())
     }
 }
 

@@ -12,6 +12,7 @@ use kafka_wire::messages::{WriteTxnMarkersRequest, WriteTxnMarkersResponse};
 use kafka_wire::{ErrorCode, KafkaString};
 
 use crate::cluster::{BrokerId, Cluster, TopicPartition};
+use crate::fencing::{self, MarkerAnswer};
 use crate::trace;
 
 use super::state::{Txn, TxnState};
@@ -34,16 +35,7 @@ impl MarkerSend {
     /// The WriteTxnMarkers version to send the request at: 1, or 2 when a marker belongs to a
     /// transaction of version 2 (the field that tells the leader so exists from version 2 on).
     pub fn version(&self) -> i16 {
-        if self
-            .request
-            .markers
-            .iter()
-            .any(|m| m.transaction_version >= 2)
-        {
-            2
-        } else {
-            1
-        }
+        fencing::write_txn_markers_version(&self.request.markers)
     }
 }
 
@@ -238,22 +230,22 @@ impl Coordinator {
             p.in_flight = None;
             touched.insert(txn_id.clone());
             let code = codes.get(&(*pid, tp.topic.as_str(), tp.partition)).copied();
-            match code {
-                Some(ErrorCode::NONE) => {
+            match code.map(fencing::marker_answer) {
+                Some(MarkerAnswer::Acknowledged) => {
                     trace!(
                         self.who,
                         "{txn_id}: marker for {tp} acknowledged by broker {broker}"
                     );
                     txn.pending.remove(tp);
                 }
-                Some(ErrorCode::INVALID_PRODUCER_EPOCH) => {
+                Some(MarkerAnswer::Superseded) => {
                     trace!(
                         self.who,
                         "{txn_id}: {tp} at broker {broker} was already finished by a newer epoch of producer {pid}; counted as acknowledged"
                     );
                     txn.pending.remove(tp);
                 }
-                Some(ErrorCode::TRANSACTION_COORDINATOR_FENCED) => {
+                Some(MarkerAnswer::Deposed) => {
                     trace!(
                         self.who,
                         "{txn_id}: broker {broker} has seen a newer coordinator than epoch {} for {tp}: deposed, no more markers for this transaction",
@@ -262,8 +254,8 @@ impl Coordinator {
                     txn.deposed = true;
                     txn.pending.clear();
                 }
-                other => {
-                    let why = match other {
+                Some(MarkerAnswer::Retry) | None => {
+                    let why = match code {
                         None if result.is_none() => "send failed".to_owned(),
                         None => "no answer for it".to_owned(),
                         Some(code) => format!("error {code:?}"),

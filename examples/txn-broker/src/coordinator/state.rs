@@ -50,11 +50,11 @@ impl TxnState {
         })
     }
 
-    pub(super) fn is_prepare(self) -> bool {
+    pub(crate) fn is_prepare(self) -> bool {
         matches!(self, TxnState::PrepareCommit | TxnState::PrepareAbort)
     }
 
-    pub(super) fn is_complete(self) -> bool {
+    pub(crate) fn is_complete(self) -> bool {
         matches!(self, TxnState::CompleteCommit | TxnState::CompleteAbort)
     }
 
@@ -70,22 +70,22 @@ impl TxnState {
 
 /// The durable part of a transactional id's state.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct TxnMeta {
-    pub(super) producer_id: i64,
-    pub(super) producer_epoch: i16,
-    pub(super) prev_producer_id: i64,
-    pub(super) prev_producer_epoch: i16,
-    pub(super) next_producer_id: i64,
-    pub(super) timeout_ms: i32,
-    pub(super) state: TxnState,
-    pub(super) partitions: BTreeSet<TopicPartition>,
-    pub(super) txn_start_ms: u64,
-    pub(super) last_update_ms: u64,
-    pub(super) transaction_version: i8,
+pub(crate) struct TxnMeta {
+    pub(crate) producer_id: i64,
+    pub(crate) producer_epoch: i16,
+    pub(crate) prev_producer_id: i64,
+    pub(crate) prev_producer_epoch: i16,
+    pub(crate) next_producer_id: i64,
+    pub(crate) timeout_ms: i32,
+    pub(crate) state: TxnState,
+    pub(crate) partitions: BTreeSet<TopicPartition>,
+    pub(crate) txn_start_ms: u64,
+    pub(crate) last_update_ms: u64,
+    pub(crate) transaction_version: i8,
 }
 
 impl TxnMeta {
-    pub(super) fn new(producer_id: i64, timeout_ms: i32, now_ms: u64) -> Self {
+    pub(crate) fn new(producer_id: i64, timeout_ms: i32, now_ms: u64) -> Self {
         TxnMeta {
             producer_id,
             producer_epoch: 0,
@@ -102,7 +102,7 @@ impl TxnMeta {
     }
 
     /// The producer id and epoch the client holds now.
-    pub(super) fn identity(&self) -> (i64, i16) {
+    pub(crate) fn identity(&self) -> (i64, i16) {
         if self.next_producer_id >= 0 {
             (self.next_producer_id, 0)
         } else {
@@ -110,7 +110,7 @@ impl TxnMeta {
         }
     }
 
-    pub(super) fn prev_identity(&self) -> (i64, i16) {
+    pub(crate) fn prev_identity(&self) -> (i64, i16) {
         (self.prev_producer_id, self.prev_producer_epoch)
     }
 

@@ -1,9 +1,11 @@
 //! Transaction timeouts: a transaction open longer than its producer asked for is aborted, with
 //! the epoch bumped so that the producer that let it lapse is fenced.
 
-use super::state::TxnState;
-use super::{fencing_epoch, Coordinator};
+use crate::fencing;
 use crate::trace;
+
+use super::state::TxnState;
+use super::Coordinator;
 
 impl Coordinator {
     /// Aborts transactions past their timeout (call periodically).
@@ -24,7 +26,7 @@ impl Coordinator {
         for id in expired {
             let meta = self.txns[&id].meta.clone();
             let mut new = meta.clone();
-            new.producer_epoch = fencing_epoch(meta.producer_epoch);
+            new.producer_epoch = fencing::next_epoch(meta.producer_epoch);
             trace!(
                 self.who,
                 "{id}: timed out after {} ms, aborting with epoch {} -> {}",

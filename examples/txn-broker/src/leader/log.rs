@@ -16,6 +16,7 @@ use kafka_wire::records::{
 use kafka_wire::ErrorCode;
 
 use crate::cluster::TopicPartition;
+use crate::fencing::{self, Fenced, MarkerAction, MarkerEpochs, ProducerAtLeader};
 use crate::storage::Storage;
 use crate::trace;
 
@@ -118,6 +119,15 @@ impl ProducerState {
         }
     }
 
+    /// What the marker rules look at.
+    fn at_leader(&self) -> ProducerAtLeader {
+        ProducerAtLeader {
+            epoch: self.epoch,
+            coordinator_epoch: self.coordinator_epoch,
+            open_epoch: self.ongoing.map(|t| t.epoch),
+        }
+    }
+
     /// Moves to `epoch` when it is newer; a new epoch starts its sequences afresh.
     fn observe_epoch(&mut self, epoch: i16) {
         if epoch > self.epoch {
@@ -149,6 +159,12 @@ fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
     }
 }
 
+impl From<Fenced> for Refusal {
+    fn from(fenced: Fenced) -> Self {
+        refuse(fenced.code, fenced.reason)
+    }
+}
+
 /// A produced batch that is in the log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Appended {
@@ -176,8 +192,8 @@ pub(super) struct MarkerRequest {
     pub producer_epoch: i16,
     pub commit: bool,
     pub coordinator_epoch: i32,
-    /// Transaction version 2: the marker's epoch must be above the open transaction's.
-    pub strict_epoch: bool,
+    /// 1 or 2; version 2 holds the marker to a stricter epoch rule.
+    pub transaction_version: i8,
 }
 
 /// A slice of the log handed out by a fetch.
@@ -338,22 +354,15 @@ impl Partition {
         let last_sequence = add_sequence(batch.base_sequence, delta);
         if batch.producer_id >= 0 {
             if let Some(state) = self.producers.get(&batch.producer_id) {
-                if batch.producer_epoch < state.epoch {
+                if let Err(fenced) = fencing::check_data_epoch(batch.producer_epoch, state.epoch) {
                     trace!(
                         who,
-                        "{}: fenced zombie producer {} (epoch {} < current {})",
+                        "{}: fenced zombie producer {}: {}",
                         self.tp,
                         batch.producer_id,
-                        batch.producer_epoch,
-                        state.epoch
+                        fenced.reason
                     );
-                    return Err(refuse(
-                        ErrorCode::INVALID_PRODUCER_EPOCH,
-                        format!(
-                            "producer epoch {} is older than the current epoch {}",
-                            batch.producer_epoch, state.epoch
-                        ),
-                    ));
+                    return Err(fenced.into());
                 }
                 if batch.producer_epoch == state.epoch {
                     if let Some(dup) = state.recent.iter().find(|b| {
@@ -436,12 +445,10 @@ impl Partition {
         })
     }
 
-    /// Ends the producer's open transaction in this partition with a control batch, after the
-    /// coordinator-epoch and producer-epoch checks. When nothing is open the marker is a no-op,
-    /// unless it carries a producer epoch newer than any this partition has seen for the
-    /// producer: then it is written anyway, so that the bump is durable here and fences writes
-    /// of the older epoch (a zombie writing to a partition its aborted transaction had added but
-    /// not yet written to would otherwise open a transaction no marker ever ends).
+    /// Ends the producer's open transaction in this partition with a control batch, when the
+    /// marker rules ([`fencing::judge_marker`]) let the marker through: they refuse it from an
+    /// older coordinator or for an older epoch, make it a no-op when nothing is open here
+    /// (unless it records a newer epoch), and hold transaction version 2 to a stricter epoch.
     pub fn write_marker(
         &mut self,
         storage: &mut dyn Storage,
@@ -451,63 +458,34 @@ impl Partition {
     ) -> Result<MarkerOutcome, Refusal> {
         let kind = if req.commit { "COMMIT" } else { "ABORT" };
         let state = self.producers.get(&req.producer_id);
-        if let Some(state) = state {
-            if req.coordinator_epoch < state.coordinator_epoch {
-                trace!(
-                    who,
-                    "{}: refused {kind} marker of producer {}: coordinator epoch {} < {} already seen",
-                    self.tp,
-                    req.producer_id,
-                    req.coordinator_epoch,
-                    state.coordinator_epoch
-                );
-                return Err(refuse(
-                    ErrorCode::TRANSACTION_COORDINATOR_FENCED,
-                    "stale coordinator epoch",
-                ));
-            }
-            if req.producer_epoch < state.epoch {
-                trace!(
-                    who,
-                    "{}: refused {kind} marker of producer {}: epoch {} < current {}",
-                    self.tp,
-                    req.producer_id,
-                    req.producer_epoch,
-                    state.epoch
-                );
-                return Err(refuse(
-                    ErrorCode::INVALID_PRODUCER_EPOCH,
-                    "marker epoch older than the producer's",
-                ));
-            }
-        }
         let open = state.and_then(|s| s.ongoing);
-        // Epoch 0 is the first a producer id has: an unknown producer marked at epoch 0 has no
-        // older epoch to fence.
-        let newer_epoch = state.map_or(req.producer_epoch > 0, |s| req.producer_epoch > s.epoch);
-        if open.is_none() && !newer_epoch {
-            trace!(
-                who,
-                "{}: ignored {kind} marker of producer {} (epoch {}): no open transaction here",
-                self.tp,
-                req.producer_id,
-                req.producer_epoch
-            );
-            return Ok(MarkerOutcome::NoOp);
-        }
-        if let Some(txn) = open.filter(|t| req.strict_epoch && req.producer_epoch <= t.epoch) {
-            trace!(
-                who,
-                "{}: refused {kind} marker of producer {}: transaction version 2 needs an epoch above {}, got {}",
-                self.tp,
-                req.producer_id,
-                txn.epoch,
-                req.producer_epoch
-            );
-            return Err(refuse(
-                ErrorCode::INVALID_PRODUCER_EPOCH,
-                "marker epoch not above the open transaction's",
-            ));
+        let epochs = MarkerEpochs {
+            producer_epoch: req.producer_epoch,
+            coordinator_epoch: req.coordinator_epoch,
+            transaction_version: req.transaction_version,
+        };
+        match fencing::judge_marker(epochs, state.map(ProducerState::at_leader)) {
+            Ok(MarkerAction::Write) => {}
+            Ok(MarkerAction::NoOp) => {
+                trace!(
+                    who,
+                    "{}: ignored {kind} marker of producer {} (epoch {}): no open transaction here",
+                    self.tp,
+                    req.producer_id,
+                    req.producer_epoch
+                );
+                return Ok(MarkerOutcome::NoOp);
+            }
+            Err(fenced) => {
+                trace!(
+                    who,
+                    "{}: refused {kind} marker of producer {}: {}",
+                    self.tp,
+                    req.producer_id,
+                    fenced.reason
+                );
+                return Err(fenced.into());
+            }
         }
         let offset = self.high_watermark();
         let marker = EndTxnMarker {

@@ -3,6 +3,7 @@ use kafka_wire::Encode;
 use super::*;
 use crate::coordinator::state::TxnMeta;
 use crate::coordinator::tests::*;
+use crate::fencing::EXHAUSTED_EPOCH;
 use crate::storage::{MemStorage, Storage};
 use crate::txn_log::{LogRecord, TXN_LOG_FILE};
 

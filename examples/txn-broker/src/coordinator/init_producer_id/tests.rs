@@ -1,5 +1,6 @@
 use super::*;
 use crate::coordinator::tests::*;
+use crate::fencing::EXHAUSTED_EPOCH;
 use crate::storage::{MemStorage, Storage};
 use crate::txn_log::{LogRecord, TXN_LOG_FILE};
 
