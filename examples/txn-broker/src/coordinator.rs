@@ -41,6 +41,7 @@ use crate::fencing::Fenced;
 use crate::trace;
 use crate::txn_log::{LogRecord, ProducerIdBlockRecord, TxnLog};
 
+pub(crate) use add_partitions::results_by_topic;
 use markers::InFlight;
 pub use markers::{MarkerSend, MARKER_BACKOFF_INITIAL_MS, MARKER_BACKOFF_MAX_MS};
 use state::Txn;
@@ -163,16 +164,7 @@ impl Coordinator {
     fn decide(&mut self, id: &str, mut meta: TxnMeta, commit: bool, now_ms: u64) -> io::Result<()> {
         meta.last_update_ms = now_ms;
         if meta.partitions.is_empty() {
-            meta.state = if commit {
-                TxnState::CompleteCommit
-            } else {
-                TxnState::CompleteAbort
-            };
-            if meta.next_producer_id >= 0 {
-                meta.producer_id = meta.next_producer_id;
-                meta.producer_epoch = 0;
-                meta.next_producer_id = -1;
-            }
+            meta.complete(commit);
             trace!(
                 self.who,
                 "{id}: no partitions, {:?} without markers",

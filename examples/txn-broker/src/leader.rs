@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use kafka_wire::messages::fetch_request::FetchPartition;
 use kafka_wire::messages::fetch_response::{
     AbortedTransaction, FetchableTopicResponse, PartitionData,
 };
@@ -55,6 +56,13 @@ const EARLIEST_LOCAL: i64 = -4;
 
 /// Fetch and ListOffsets isolation level 1.
 const READ_COMMITTED: i8 = 1;
+
+/// What a Fetch may still return: the bytes left under its limit, and whether it has taken
+/// anything yet (the first batch it finds is taken whatever its size).
+struct FetchBudget {
+    left: usize,
+    sent_any: bool,
+}
 
 /// All partitions one broker leads.
 pub struct Leaders {
@@ -239,63 +247,20 @@ impl Leaders {
     /// with data. Answers at once: `min_bytes` and `max_wait_ms` are not waited for.
     pub fn fetch(&self, req: &FetchRequest, _version: i16) -> FetchResponse {
         let committed = req.isolation_level == READ_COMMITTED;
-        let mut left = usize::try_from(req.max_bytes).unwrap_or(0);
-        let mut sent_any = false;
+        let mut budget = FetchBudget {
+            left: usize::try_from(req.max_bytes).unwrap_or(0),
+            sent_any: false,
+        };
         let mut responses = Vec::with_capacity(req.topics.len());
         for topic in &req.topics {
-            let mut partitions = Vec::with_capacity(topic.partitions.len());
-            for fp in &topic.partitions {
-                let tp = TopicPartition::new(topic.topic.as_str(), fp.partition);
-                let mut out = PartitionData {
-                    partition_index: fp.partition,
-                    high_watermark: -1,
-                    last_stable_offset: -1,
-                    log_start_offset: -1,
-                    aborted_transactions: None,
-                    records: Some(Records::default()),
-                    ..PartitionData::default()
-                };
-                let Some(part) = self.partitions.get(&tp) else {
-                    out.error_code = self.not_here(&tp).code();
-                    partitions.push(out);
-                    continue;
-                };
-                let hw = part.high_watermark();
-                let lso = part.last_stable_offset();
-                out.high_watermark = hw;
-                out.last_stable_offset = lso;
-                out.log_start_offset = part.log_start_offset();
-                if fp.fetch_offset < part.log_start_offset() || fp.fetch_offset > hw {
-                    out.error_code = ErrorCode::OFFSET_OUT_OF_RANGE.code();
-                    partitions.push(out);
-                    continue;
-                }
-                let upper = if committed { lso } else { hw };
-                let budget = usize::try_from(fp.partition_max_bytes)
-                    .unwrap_or(0)
-                    .min(left);
-                let slice = part.read(fp.fetch_offset, upper, budget, !sent_any);
-                if !slice.bytes.is_empty() {
-                    sent_any = true;
-                    left = left.saturating_sub(slice.bytes.len());
-                }
-                if committed && slice.bytes.is_empty() {
-                    out.aborted_transactions = Some(Vec::new());
-                } else if committed {
-                    out.aborted_transactions = Some(
-                        part.aborted_between(slice.from, slice.to)
-                            .into_iter()
-                            .map(|a| AbortedTransaction {
-                                producer_id: a.producer_id,
-                                first_offset: a.first_offset,
-                                ..AbortedTransaction::default()
-                            })
-                            .collect(),
-                    );
-                }
-                out.records = Some(Records::new(slice.bytes));
-                partitions.push(out);
-            }
+            let partitions = topic
+                .partitions
+                .iter()
+                .map(|fp| {
+                    let tp = TopicPartition::new(topic.topic.as_str(), fp.partition);
+                    self.fetch_partition(&tp, fp, committed, &mut budget)
+                })
+                .collect();
             responses.push(FetchableTopicResponse {
                 topic: topic.topic.clone(),
                 topic_id: topic.topic_id,
@@ -307,6 +272,63 @@ impl Leaders {
             responses,
             ..FetchResponse::default()
         }
+    }
+
+    /// One partition of a Fetch, taking what it returns from `budget`.
+    fn fetch_partition(
+        &self,
+        tp: &TopicPartition,
+        fp: &FetchPartition,
+        committed: bool,
+        budget: &mut FetchBudget,
+    ) -> PartitionData {
+        let mut out = PartitionData {
+            partition_index: fp.partition,
+            high_watermark: -1,
+            last_stable_offset: -1,
+            log_start_offset: -1,
+            aborted_transactions: None,
+            records: Some(Records::default()),
+            ..PartitionData::default()
+        };
+        let Some(part) = self.partitions.get(tp) else {
+            out.error_code = self.not_here(tp).code();
+            return out;
+        };
+        let hw = part.high_watermark();
+        let lso = part.last_stable_offset();
+        out.high_watermark = hw;
+        out.last_stable_offset = lso;
+        out.log_start_offset = part.log_start_offset();
+        if fp.fetch_offset < part.log_start_offset() || fp.fetch_offset > hw {
+            out.error_code = ErrorCode::OFFSET_OUT_OF_RANGE.code();
+            return out;
+        }
+        let upper = if committed { lso } else { hw };
+        let limit = usize::try_from(fp.partition_max_bytes)
+            .unwrap_or(0)
+            .min(budget.left);
+        let slice = part.read(fp.fetch_offset, upper, limit, !budget.sent_any);
+        if !slice.bytes.is_empty() {
+            budget.sent_any = true;
+            budget.left = budget.left.saturating_sub(slice.bytes.len());
+        }
+        if committed && slice.bytes.is_empty() {
+            out.aborted_transactions = Some(Vec::new());
+        } else if committed {
+            out.aborted_transactions = Some(
+                part.aborted_between(slice.from, slice.to)
+                    .into_iter()
+                    .map(|a| AbortedTransaction {
+                        producer_id: a.producer_id,
+                        first_offset: a.first_offset,
+                        ..AbortedTransaction::default()
+                    })
+                    .collect(),
+            );
+        }
+        out.records = Some(Records::new(slice.bytes));
+        out
     }
 
     /// -2 (and -4): the log start; -1: the high watermark, or the last stable offset for

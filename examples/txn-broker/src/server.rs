@@ -8,15 +8,12 @@
 //! and the coordinator see one request at a time.
 
 use crate::cluster::{BrokerId, BrokerInfo, Cluster};
-use crate::coordinator::{Coordinator, MarkerSend};
+use crate::coordinator::{results_by_topic, Coordinator, MarkerSend};
 use crate::leader::{Leaders, Listener};
 use crate::storage::FileStorage;
 use crate::trace;
 use bytes::{Bytes, BytesMut};
 use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
-use kafka_wire::messages::add_partitions_to_txn_response::{
-    AddPartitionsToTxnPartitionResult, AddPartitionsToTxnTopicResult,
-};
 use kafka_wire::messages::api::{RequestBody, ResponseBody};
 use kafka_wire::messages::api_versions_response::ApiVersion;
 use kafka_wire::messages::metadata_response::{
@@ -604,23 +601,9 @@ fn respond(
 
 fn not_coordinator_add_partitions(req: &AddPartitionsToTxnRequest) -> AddPartitionsToTxnResponse {
     AddPartitionsToTxnResponse {
-        results_by_topic_v3_and_below: req
-            .v3_and_below_topics
-            .iter()
-            .map(|t| AddPartitionsToTxnTopicResult {
-                name: t.name.clone(),
-                results_by_partition: t
-                    .partitions
-                    .iter()
-                    .map(|p| AddPartitionsToTxnPartitionResult {
-                        partition_index: p,
-                        partition_error_code: ErrorCode::NOT_COORDINATOR.code(),
-                        ..Default::default()
-                    })
-                    .collect(),
-                ..Default::default()
-            })
-            .collect(),
+        results_by_topic_v3_and_below: results_by_topic(&req.v3_and_below_topics, |_| {
+            ErrorCode::NOT_COORDINATOR
+        }),
         ..Default::default()
     }
 }

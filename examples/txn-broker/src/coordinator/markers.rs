@@ -15,7 +15,7 @@ use crate::cluster::{BrokerId, Cluster, TopicPartition};
 use crate::fencing::{self, MarkerAnswer};
 use crate::trace;
 
-use super::state::{Txn, TxnState};
+use super::state::{Txn, TxnMeta, TxnState};
 use super::Coordinator;
 
 /// The wait before the first resend of a partition's marker.
@@ -50,12 +50,79 @@ pub(super) struct PendingMarker {
     in_flight: Option<u64>,
 }
 
+impl PendingMarker {
+    fn due_at(now_ms: u64) -> Self {
+        PendingMarker {
+            next_at_ms: now_ms,
+            backoff_ms: MARKER_BACKOFF_INITIAL_MS,
+            in_flight: None,
+        }
+    }
+
+    fn is_due(&self, now_ms: u64) -> bool {
+        self.in_flight.is_none() && self.next_at_ms <= now_ms
+    }
+
+    /// After a failure: not sent again before the backoff has passed, and the next backoff
+    /// twice as long, up to [`MARKER_BACKOFF_MAX_MS`].
+    fn back_off(&mut self, now_ms: u64) {
+        self.next_at_ms = now_ms + self.backoff_ms;
+        self.backoff_ms = (self.backoff_ms * 2).min(MARKER_BACKOFF_MAX_MS);
+    }
+}
+
 /// A send handed out by `poll_markers` and not yet reported: which partitions of which
 /// transactions it carries.
 #[derive(Debug)]
 pub(super) struct InFlight {
     broker: BrokerId,
     parts: Vec<(String, i64, TopicPartition)>,
+}
+
+/// One partition's share of a send's outcome: the leader's error code for it, or why there is
+/// none.
+type PartAnswer = Result<ErrorCode, &'static str>;
+
+/// The error code of every partition a WriteTxnMarkers answer names, by producer id, topic and
+/// partition.
+fn answer_codes(response: &WriteTxnMarkersResponse) -> HashMap<(i64, &str, i32), ErrorCode> {
+    let mut codes = HashMap::new();
+    for marker in &response.markers {
+        for topic in &marker.topics {
+            for p in &topic.partitions {
+                codes.insert(
+                    (marker.producer_id, topic.name.as_str(), p.partition_index),
+                    ErrorCode::from(p.error_code),
+                );
+            }
+        }
+    }
+    codes
+}
+
+/// The marker of a Prepare transaction for its partitions `topics` (by topic), sent by the
+/// coordinator of epoch `coordinator_epoch`.
+fn marker_for(
+    meta: &TxnMeta,
+    topics: &BTreeMap<&str, Vec<i32>>,
+    coordinator_epoch: i32,
+) -> WritableTxnMarker {
+    WritableTxnMarker {
+        producer_id: meta.producer_id,
+        producer_epoch: meta.producer_epoch,
+        transaction_result: meta.state == TxnState::PrepareCommit,
+        topics: topics
+            .iter()
+            .map(|(topic, partitions)| WritableTxnMarkerTopic {
+                name: KafkaString::from((*topic).to_owned()),
+                partition_indexes: partitions.clone().into(),
+                ..Default::default()
+            })
+            .collect(),
+        coordinator_epoch,
+        transaction_version: meta.transaction_version,
+        ..Default::default()
+    }
 }
 
 impl Coordinator {
@@ -66,16 +133,7 @@ impl Coordinator {
             .meta
             .partitions
             .iter()
-            .map(|tp| {
-                (
-                    tp.clone(),
-                    PendingMarker {
-                        next_at_ms: now_ms,
-                        backoff_ms: MARKER_BACKOFF_INITIAL_MS,
-                        in_flight: None,
-                    },
-                )
-            })
+            .map(|tp| (tp.clone(), PendingMarker::due_at(now_ms)))
             .collect();
     }
 
@@ -83,15 +141,25 @@ impl Coordinator {
     /// taken from `cluster`), each tagged with an id to match its outcome.
     pub fn poll_markers(&mut self, cluster: &Cluster, now_ms: u64) -> Vec<MarkerSend> {
         self.complete_finished(now_ms);
+        let due = self.due_markers(cluster, now_ms);
+        due.into_iter()
+            .map(|(broker, parts)| self.marker_send(broker, &parts))
+            .collect()
+    }
+
+    /// The partitions whose marker is due now, by the broker that leads them. A partition
+    /// without a leader waits out a backoff.
+    fn due_markers(
+        &mut self,
+        cluster: &Cluster,
+        now_ms: u64,
+    ) -> BTreeMap<BrokerId, Vec<(String, TopicPartition)>> {
         let mut by_broker: BTreeMap<BrokerId, Vec<(String, TopicPartition)>> = BTreeMap::new();
         for (id, txn) in &mut self.txns {
             if txn.deposed || !txn.meta.state.is_prepare() {
                 continue;
             }
-            for (tp, p) in &mut txn.pending {
-                if p.in_flight.is_some() || p.next_at_ms > now_ms {
-                    continue;
-                }
+            for (tp, p) in txn.pending.iter_mut().filter(|(_, p)| p.is_due(now_ms)) {
                 match cluster.leader(tp) {
                     Some(broker) => by_broker
                         .entry(broker)
@@ -103,88 +171,65 @@ impl Coordinator {
                             "{id}: no leader for {tp}, marker retried in {} ms",
                             p.backoff_ms
                         );
-                        p.next_at_ms = now_ms + p.backoff_ms;
-                        p.backoff_ms = (p.backoff_ms * 2).min(MARKER_BACKOFF_MAX_MS);
+                        p.back_off(now_ms);
                     }
                 }
             }
         }
-        let mut sends = Vec::new();
-        for (broker, parts) in by_broker {
-            let send_id = self.next_send_id;
-            self.next_send_id += 1;
-            // One marker per transaction, its partitions grouped by topic.
-            let mut grouped: BTreeMap<&str, BTreeMap<&str, Vec<i32>>> = BTreeMap::new();
-            for (id, tp) in &parts {
-                grouped
-                    .entry(id.as_str())
-                    .or_default()
-                    .entry(tp.topic.as_str())
-                    .or_default()
-                    .push(tp.partition);
-            }
-            let mut markers = Vec::new();
-            let mut flight = Vec::new();
-            for (id, topics) in grouped {
-                let txn = &self.txns[id];
-                let commit = txn.meta.state == TxnState::PrepareCommit;
-                trace!(
-                    self.who,
-                    "{id}: sending {} marker to broker {broker} (send {send_id}, producer {} epoch {}, coordinator epoch {}): {:?}",
-                    if commit { "COMMIT" } else { "ABORT" },
-                    txn.meta.producer_id,
-                    txn.meta.producer_epoch,
-                    self.epoch,
-                    topics
-                );
-                markers.push(WritableTxnMarker {
-                    producer_id: txn.meta.producer_id,
-                    producer_epoch: txn.meta.producer_epoch,
-                    transaction_result: commit,
-                    topics: topics
-                        .iter()
-                        .map(|(topic, partitions)| WritableTxnMarkerTopic {
-                            name: KafkaString::from((*topic).to_owned()),
-                            partition_indexes: partitions.clone().into(),
-                            ..Default::default()
-                        })
-                        .collect(),
-                    coordinator_epoch: self.epoch,
-                    transaction_version: txn.meta.transaction_version,
-                    ..Default::default()
-                });
-                for (topic, partitions) in topics {
-                    for p in partitions {
-                        flight.push((
-                            id.to_owned(),
-                            txn.meta.producer_id,
-                            TopicPartition::new(topic, p),
-                        ));
-                    }
-                }
-            }
-            for (id, _, tp) in &flight {
-                if let Some(p) = self.txns.get_mut(id).and_then(|t| t.pending.get_mut(tp)) {
-                    p.in_flight = Some(send_id);
-                }
-            }
-            self.in_flight.insert(
-                send_id,
-                InFlight {
-                    broker,
-                    parts: flight,
-                },
+        by_broker
+    }
+
+    /// One request to `broker` for the partitions `parts`: a marker per transaction, its
+    /// partitions grouped by topic. They stay in flight until the outcome is reported.
+    fn marker_send(&mut self, broker: BrokerId, parts: &[(String, TopicPartition)]) -> MarkerSend {
+        let send_id = self.next_send_id;
+        self.next_send_id += 1;
+        let mut grouped: BTreeMap<&str, BTreeMap<&str, Vec<i32>>> = BTreeMap::new();
+        for (id, tp) in parts {
+            grouped
+                .entry(id.as_str())
+                .or_default()
+                .entry(tp.topic.as_str())
+                .or_default()
+                .push(tp.partition);
+        }
+        let mut markers = Vec::new();
+        let mut flight = Vec::new();
+        for (id, topics) in grouped {
+            let meta = &self.txns[id].meta;
+            let commit = meta.state == TxnState::PrepareCommit;
+            trace!(
+                self.who,
+                "{id}: sending {} marker to broker {broker} (send {send_id}, producer {} epoch {}, coordinator epoch {}): {:?}",
+                if commit { "COMMIT" } else { "ABORT" },
+                meta.producer_id,
+                meta.producer_epoch,
+                self.epoch,
+                topics
             );
-            sends.push(MarkerSend {
-                id: send_id,
-                broker,
-                request: WriteTxnMarkersRequest {
-                    markers,
-                    ..Default::default()
-                },
-            });
+            markers.push(marker_for(meta, &topics, self.epoch));
+            for (topic, partitions) in topics {
+                for p in partitions {
+                    let tp = TopicPartition::new(topic, p);
+                    flight.push((id.to_owned(), meta.producer_id, tp));
+                }
+            }
         }
-        sends
+        for (id, _, tp) in &flight {
+            if let Some(p) = self.txns.get_mut(id).and_then(|t| t.pending.get_mut(tp)) {
+                p.in_flight = Some(send_id);
+            }
+        }
+        let parts = flight;
+        self.in_flight.insert(send_id, InFlight { broker, parts });
+        MarkerSend {
+            id: send_id,
+            broker,
+            request: WriteTxnMarkersRequest {
+                markers,
+                ..Default::default()
+            },
+        }
     }
 
     /// The outcome of a send: the leader's response, or None when the send failed
@@ -200,79 +245,92 @@ impl Coordinator {
             trace!(self.who, "outcome of unknown marker send {id} ignored");
             return;
         };
-        let broker = flight.broker;
-        let mut codes: HashMap<(i64, &str, i32), ErrorCode> = HashMap::new();
-        if let Some(response) = result {
-            for marker in &response.markers {
-                for topic in &marker.topics {
-                    for p in &topic.partitions {
-                        codes.insert(
-                            (marker.producer_id, topic.name.as_str(), p.partition_index),
-                            ErrorCode::from(p.error_code),
-                        );
-                    }
-                }
+        let codes = match result {
+            Some(response) => answer_codes(response),
+            None => {
+                trace!(
+                    self.who,
+                    "marker send {id} to broker {} failed",
+                    flight.broker
+                );
+                HashMap::new()
             }
-        } else {
-            trace!(self.who, "marker send {id} to broker {broker} failed");
-        }
+        };
         let mut touched = BTreeSet::new();
-        for (txn_id, pid, tp) in &flight.parts {
-            let Some(txn) = self.txns.get_mut(txn_id) else {
-                continue;
+        for part in &flight.parts {
+            let (txn_id, pid, tp) = part;
+            let answer = match result {
+                None => Err("send failed"),
+                Some(_) => codes
+                    .get(&(*pid, tp.topic.as_str(), tp.partition))
+                    .copied()
+                    .ok_or("no answer for it"),
             };
-            let Some(p) = txn.pending.get_mut(tp) else {
-                continue;
-            };
-            if p.in_flight != Some(id) {
-                continue;
-            }
-            p.in_flight = None;
-            touched.insert(txn_id.clone());
-            let code = codes.get(&(*pid, tp.topic.as_str(), tp.partition)).copied();
-            match code.map(fencing::marker_answer) {
-                Some(MarkerAnswer::Acknowledged) => {
-                    trace!(
-                        self.who,
-                        "{txn_id}: marker for {tp} acknowledged by broker {broker}"
-                    );
-                    txn.pending.remove(tp);
-                }
-                Some(MarkerAnswer::Superseded) => {
-                    trace!(
-                        self.who,
-                        "{txn_id}: {tp} at broker {broker} was already finished by a newer epoch of producer {pid}; counted as acknowledged"
-                    );
-                    txn.pending.remove(tp);
-                }
-                Some(MarkerAnswer::Deposed) => {
-                    trace!(
-                        self.who,
-                        "{txn_id}: broker {broker} has seen a newer coordinator than epoch {} for {tp}: deposed, no more markers for this transaction",
-                        self.epoch
-                    );
-                    txn.deposed = true;
-                    txn.pending.clear();
-                }
-                Some(MarkerAnswer::Retry) | None => {
-                    let why = match code {
-                        None if result.is_none() => "send failed".to_owned(),
-                        None => "no answer for it".to_owned(),
-                        Some(code) => format!("error {code:?}"),
-                    };
-                    trace!(
-                        self.who,
-                        "{txn_id}: marker for {tp} at broker {broker}: {why}, retry in {} ms",
-                        p.backoff_ms
-                    );
-                    p.next_at_ms = now_ms + p.backoff_ms;
-                    p.backoff_ms = (p.backoff_ms * 2).min(MARKER_BACKOFF_MAX_MS);
-                }
+            if self.settle(id, flight.broker, part, answer, now_ms) {
+                touched.insert(txn_id.clone());
             }
         }
         for txn_id in touched {
             self.complete_if_done(&txn_id, now_ms);
         }
+    }
+
+    /// Applies a leader's answer to one partition of send `id` (see
+    /// [`fencing::marker_answer`]); false when the partition was no longer waiting for that
+    /// send (a late answer to an earlier one).
+    fn settle(
+        &mut self,
+        id: u64,
+        broker: BrokerId,
+        (txn_id, pid, tp): &(String, i64, TopicPartition),
+        answer: PartAnswer,
+        now_ms: u64,
+    ) -> bool {
+        let Some(txn) = self.txns.get_mut(txn_id) else {
+            return false;
+        };
+        let Some(p) = txn.pending.get_mut(tp).filter(|p| p.in_flight == Some(id)) else {
+            return false;
+        };
+        p.in_flight = None;
+        match answer.map(fencing::marker_answer) {
+            Ok(MarkerAnswer::Acknowledged) => {
+                trace!(
+                    self.who,
+                    "{txn_id}: marker for {tp} acknowledged by broker {broker}"
+                );
+                txn.pending.remove(tp);
+            }
+            Ok(MarkerAnswer::Superseded) => {
+                trace!(
+                    self.who,
+                    "{txn_id}: {tp} at broker {broker} was already finished by a newer epoch of producer {pid}; counted as acknowledged"
+                );
+                txn.pending.remove(tp);
+            }
+            Ok(MarkerAnswer::Deposed) => {
+                trace!(
+                    self.who,
+                    "{txn_id}: broker {broker} has seen a newer coordinator than epoch {} for {tp}: deposed, no more markers for this transaction",
+                    self.epoch
+                );
+                txn.deposed = true;
+                txn.pending.clear();
+            }
+            Ok(MarkerAnswer::Retry) | Err(_) => {
+                let why = match answer {
+                    Ok(code) => format!("error {code:?}"),
+                    Err(why) => why.to_owned(),
+                };
+                trace!(
+                    self.who,
+                    "{txn_id}: marker for {tp} at broker {broker}: {why}, retry in {} ms",
+                    p.backoff_ms
+                );
+                p.back_off(now_ms);
+            }
+        }
+        true
     }
 
     /// Records Complete for a Prepare transaction whose markers are all acknowledged.
@@ -284,18 +342,8 @@ impl Coordinator {
             return;
         }
         let mut new = txn.meta.clone();
-        new.state = if new.state == TxnState::PrepareCommit {
-            TxnState::CompleteCommit
-        } else {
-            TxnState::CompleteAbort
-        };
-        new.partitions.clear();
+        new.complete(new.state == TxnState::PrepareCommit);
         new.last_update_ms = now_ms;
-        if new.next_producer_id >= 0 {
-            new.producer_id = new.next_producer_id;
-            new.producer_epoch = 0;
-            new.next_producer_id = -1;
-        }
         // On failure the state stays Prepare with nothing pending; the next poll or tick tries
         // the write again.
         let _ = self.persist(id, new);

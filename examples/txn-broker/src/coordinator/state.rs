@@ -114,6 +114,22 @@ impl TxnMeta {
         (self.prev_producer_id, self.prev_producer_epoch)
     }
 
+    /// The transaction is finished with `commit`: every marker is delivered, or it had none to
+    /// deliver. A producer whose epoch ran out moves to its next producer id now.
+    pub(super) fn complete(&mut self, commit: bool) {
+        self.state = if commit {
+            TxnState::CompleteCommit
+        } else {
+            TxnState::CompleteAbort
+        };
+        self.partitions.clear();
+        if self.next_producer_id >= 0 {
+            self.producer_id = self.next_producer_id;
+            self.producer_epoch = 0;
+            self.next_producer_id = -1;
+        }
+    }
+
     pub(super) fn to_record(&self, transactional_id: &str) -> TxnMetadataRecord {
         let mut topics: Vec<TxnTopicRecord> = Vec::new();
         for tp in &self.partitions {

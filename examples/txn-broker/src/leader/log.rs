@@ -10,8 +10,8 @@ use std::io;
 
 use bytes::Bytes;
 use kafka_wire::records::{
-    BatchHeader, BatchView, EndTxnMarker, RecordBatch, RecordsErrorKind, RecordsReader,
-    TimestampType,
+    BatchHeader, BatchView, EndTxnMarker, RecordBatch, RecordsError, RecordsErrorKind,
+    RecordsReader, TimestampType,
 };
 use kafka_wire::ErrorCode;
 
@@ -350,88 +350,15 @@ impl Partition {
     ) -> Result<Appended, Refusal> {
         let view = validate(records)?;
         let batch = view.header;
-        let delta = i64::from(batch.last_offset_delta);
-        let last_sequence = add_sequence(batch.base_sequence, delta);
-        if batch.producer_id >= 0 {
-            if let Some(state) = self.producers.get(&batch.producer_id) {
-                if let Err(fenced) = fencing::check_data_epoch(batch.producer_epoch, state.epoch) {
-                    trace!(
-                        who,
-                        "{}: fenced zombie producer {}: {}",
-                        self.tp,
-                        batch.producer_id,
-                        fenced.reason
-                    );
-                    return Err(fenced.into());
-                }
-                if batch.producer_epoch == state.epoch {
-                    if let Some(dup) = state.recent.iter().find(|b| {
-                        b.first_sequence == batch.base_sequence && b.last_sequence == last_sequence
-                    }) {
-                        trace!(
-                            who,
-                            "{}: duplicate batch of producer {} (sequence {}), already at offset {}",
-                            self.tp,
-                            batch.producer_id,
-                            batch.base_sequence,
-                            dup.base_offset
-                        );
-                        return Ok(Appended {
-                            base_offset: dup.base_offset,
-                            log_append_time: -1,
-                            duplicate: true,
-                        });
-                    }
-                    let expected = state
-                        .recent
-                        .back()
-                        .map_or(0, |b| next_sequence(b.last_sequence));
-                    if batch.base_sequence != expected {
-                        return Err(refuse(
-                            ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER,
-                            format!(
-                                "sequence {} where {} was expected",
-                                batch.base_sequence, expected
-                            ),
-                        ));
-                    }
-                } else if batch.base_sequence != 0 && state.epoch >= 0 {
-                    return Err(refuse(
-                        ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER,
-                        format!(
-                            "a new epoch {} must start at sequence 0, not {}",
-                            batch.producer_epoch, batch.base_sequence
-                        ),
-                    ));
-                }
-            }
+        if let Some(base_offset) = self.check_producer_batch(&batch, who)? {
+            return Ok(Appended {
+                base_offset,
+                log_append_time: -1,
+                duplicate: true,
+            });
         }
-
         let base_offset = self.high_watermark();
-        let (bytes, log_append_time) = if batch.timestamp_type == TimestampType::LogAppendTime {
-            // The broker's clock replaces the producer's: the timestamps change, so the batch is
-            // written again (with its checksum recomputed).
-            let mut stamped = view
-                .to_record_batch()
-                .map_err(|e| refuse(ErrorCode::CORRUPT_MESSAGE, e.to_string()))?;
-            stamped.header.base_offset = base_offset;
-            stamped.header.max_timestamp = now_ms;
-            for (i, record) in stamped.records.iter_mut().enumerate() {
-                record.offset = base_offset + i as i64;
-                record.timestamp = now_ms;
-            }
-            let encoded = stamped
-                .encode()
-                .map_err(|e| refuse(ErrorCode::INVALID_RECORD, e.to_string()))?;
-            (encoded.into_bytes().to_vec(), now_ms)
-        } else {
-            // The checksum starts after the base offset: the field can be rewritten in place.
-            let mut bytes = records.to_vec();
-            if let Some(slot) = bytes.get_mut(..8) {
-                slot.copy_from_slice(&base_offset.to_be_bytes());
-            }
-            (bytes, -1)
-        };
+        let (bytes, log_append_time) = placed(&view, records, base_offset, now_ms)?;
         let mut stored = batch;
         stored.base_offset = base_offset;
         if log_append_time >= 0 {
@@ -443,6 +370,71 @@ impl Partition {
             log_append_time,
             duplicate: false,
         })
+    }
+
+    /// The producer's checks on a data batch: a fenced epoch is refused
+    /// ([`fencing::check_data_epoch`]); a retry of one of the producer's latest batches is
+    /// recognised, and its offset returned so that it is answered without a second copy; any
+    /// other batch must continue the producer's sequence (start at 0 with a new epoch).
+    fn check_producer_batch(&self, batch: &BatchHeader, who: &str) -> Result<Option<i64>, Refusal> {
+        if batch.producer_id < 0 {
+            return Ok(None);
+        }
+        let Some(state) = self.producers.get(&batch.producer_id) else {
+            return Ok(None);
+        };
+        if let Err(fenced) = fencing::check_data_epoch(batch.producer_epoch, state.epoch) {
+            trace!(
+                who,
+                "{}: fenced zombie producer {}: {}",
+                self.tp,
+                batch.producer_id,
+                fenced.reason
+            );
+            return Err(fenced.into());
+        }
+        if batch.producer_epoch != state.epoch {
+            if batch.base_sequence != 0 && state.epoch >= 0 {
+                return Err(refuse(
+                    ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER,
+                    format!(
+                        "a new epoch {} must start at sequence 0, not {}",
+                        batch.producer_epoch, batch.base_sequence
+                    ),
+                ));
+            }
+            return Ok(None);
+        }
+        let last_sequence = add_sequence(batch.base_sequence, i64::from(batch.last_offset_delta));
+        let retried = state
+            .recent
+            .iter()
+            .find(|b| b.first_sequence == batch.base_sequence && b.last_sequence == last_sequence);
+        if let Some(dup) = retried {
+            trace!(
+                who,
+                "{}: duplicate batch of producer {} (sequence {}), already at offset {}",
+                self.tp,
+                batch.producer_id,
+                batch.base_sequence,
+                dup.base_offset
+            );
+            return Ok(Some(dup.base_offset));
+        }
+        let expected = state
+            .recent
+            .back()
+            .map_or(0, |b| next_sequence(b.last_sequence));
+        if batch.base_sequence != expected {
+            return Err(refuse(
+                ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER,
+                format!(
+                    "sequence {} where {} was expected",
+                    batch.base_sequence, expected
+                ),
+            ));
+        }
+        Ok(None)
     }
 
     /// Ends the producer's open transaction in this partition with a control batch, when the
@@ -457,36 +449,10 @@ impl Partition {
         who: &str,
     ) -> Result<MarkerOutcome, Refusal> {
         let kind = if req.commit { "COMMIT" } else { "ABORT" };
-        let state = self.producers.get(&req.producer_id);
-        let open = state.and_then(|s| s.ongoing);
-        let epochs = MarkerEpochs {
-            producer_epoch: req.producer_epoch,
-            coordinator_epoch: req.coordinator_epoch,
-            transaction_version: req.transaction_version,
-        };
-        match fencing::judge_marker(epochs, state.map(ProducerState::at_leader)) {
-            Ok(MarkerAction::Write) => {}
-            Ok(MarkerAction::NoOp) => {
-                trace!(
-                    who,
-                    "{}: ignored {kind} marker of producer {} (epoch {}): no open transaction here",
-                    self.tp,
-                    req.producer_id,
-                    req.producer_epoch
-                );
-                return Ok(MarkerOutcome::NoOp);
-            }
-            Err(fenced) => {
-                trace!(
-                    who,
-                    "{}: refused {kind} marker of producer {}: {}",
-                    self.tp,
-                    req.producer_id,
-                    fenced.reason
-                );
-                return Err(fenced.into());
-            }
+        if self.judge_marker(req, kind, who)? == MarkerAction::NoOp {
+            return Ok(MarkerOutcome::NoOp);
         }
+        let open = self.producers.get(&req.producer_id).and_then(|s| s.ongoing);
         let offset = self.high_watermark();
         let marker = EndTxnMarker {
             commit: req.commit,
@@ -512,6 +478,44 @@ impl Partition {
             offset
         );
         Ok(MarkerOutcome::Written(offset))
+    }
+
+    /// [`fencing::judge_marker`] for `req`, given what this partition knows of its producer.
+    fn judge_marker(
+        &self,
+        req: &MarkerRequest,
+        kind: &str,
+        who: &str,
+    ) -> Result<MarkerAction, Refusal> {
+        let epochs = MarkerEpochs {
+            producer_epoch: req.producer_epoch,
+            coordinator_epoch: req.coordinator_epoch,
+            transaction_version: req.transaction_version,
+        };
+        let known = self.producers.get(&req.producer_id);
+        match fencing::judge_marker(epochs, known.map(ProducerState::at_leader)) {
+            Ok(MarkerAction::NoOp) => {
+                trace!(
+                    who,
+                    "{}: ignored {kind} marker of producer {} (epoch {}): no open transaction here",
+                    self.tp,
+                    req.producer_id,
+                    req.producer_epoch
+                );
+                Ok(MarkerAction::NoOp)
+            }
+            Ok(MarkerAction::Write) => Ok(MarkerAction::Write),
+            Err(fenced) => {
+                trace!(
+                    who,
+                    "{}: refused {kind} marker of producer {}: {}",
+                    self.tp,
+                    req.producer_id,
+                    fenced.reason
+                );
+                Err(fenced.into())
+            }
+        }
     }
 
     /// Writes `bytes` (the encoding of `batch`) durably, then indexes it and updates the state.
@@ -631,6 +635,39 @@ impl Partition {
     }
 }
 
+/// The bytes to store for a produced batch placed at `base_offset`, and the log append time
+/// stamped on it (-1 when the producer's timestamps stay).
+fn placed(
+    view: &BatchView,
+    records: &Bytes,
+    base_offset: i64,
+    now_ms: i64,
+) -> Result<(Vec<u8>, i64), Refusal> {
+    if view.header.timestamp_type != TimestampType::LogAppendTime {
+        // The checksum starts after the base offset: the field can be rewritten in place.
+        let mut bytes = records.to_vec();
+        if let Some(slot) = bytes.get_mut(..8) {
+            slot.copy_from_slice(&base_offset.to_be_bytes());
+        }
+        return Ok((bytes, -1));
+    }
+    // The broker's clock replaces the producer's: the timestamps change, so the batch is
+    // written again (with its checksum recomputed).
+    let mut stamped = view
+        .to_record_batch()
+        .map_err(|e| refuse(ErrorCode::CORRUPT_MESSAGE, e.to_string()))?;
+    stamped.header.base_offset = base_offset;
+    stamped.header.max_timestamp = now_ms;
+    for (i, record) in stamped.records.iter_mut().enumerate() {
+        record.offset = base_offset + i as i64;
+        record.timestamp = now_ms;
+    }
+    let encoded = stamped
+        .encode()
+        .map_err(|e| refuse(ErrorCode::INVALID_RECORD, e.to_string()))?;
+    Ok((encoded.into_bytes().to_vec(), now_ms))
+}
+
 /// The number of records of a batch whose every record reads; 0 when one does not.
 fn record_count(batch: &BatchView) -> usize {
     let Ok(records) = batch.records() else {
@@ -654,24 +691,26 @@ fn marker_of(batch: &BatchView) -> Option<EndTxnMarker> {
         .and_then(|c| c.marker)
 }
 
+/// The refusal for a batch the records layer cannot read.
+fn unreadable(e: RecordsError) -> Refusal {
+    let code = match e.kind() {
+        RecordsErrorKind::UnsupportedCompression { .. }
+        | RecordsErrorKind::CodecNotEnabled { .. } => ErrorCode::UNSUPPORTED_COMPRESSION_TYPE,
+        RecordsErrorKind::UnsupportedMagic { .. } => ErrorCode::INVALID_RECORD,
+        _ => ErrorCode::CORRUPT_MESSAGE,
+    };
+    refuse(code, e.to_string())
+}
+
 /// Checks a produced records field: one whole, readable magic 2 data batch whose records are
 /// numbered 0, 1, 2, ... from its base offset and whose producer fields make sense.
 fn validate(records: &Bytes) -> Result<BatchView, Refusal> {
     if records.is_empty() {
         return Err(refuse(ErrorCode::INVALID_RECORD, "no record batch"));
     }
-    let refusal = |e: kafka_wire::records::RecordsError| {
-        let code = match e.kind() {
-            RecordsErrorKind::UnsupportedCompression { .. }
-            | RecordsErrorKind::CodecNotEnabled { .. } => ErrorCode::UNSUPPORTED_COMPRESSION_TYPE,
-            RecordsErrorKind::UnsupportedMagic { .. } => ErrorCode::INVALID_RECORD,
-            _ => ErrorCode::CORRUPT_MESSAGE,
-        };
-        refuse(code, e.to_string())
-    };
     let mut reader = RecordsReader::new(records.clone());
     let batch = match reader.next() {
-        Some(batch) => batch.map_err(refusal)?,
+        Some(batch) => batch.map_err(unreadable)?,
         None => {
             return Err(refuse(
                 ErrorCode::CORRUPT_MESSAGE,
@@ -698,23 +737,35 @@ fn validate(records: &Bytes) -> Result<BatchView, Refusal> {
             "producers may not write control batches",
         ));
     }
-    // Every record must read, numbered 0, 1, 2, ... from the base offset.
+    check_numbering(&batch)?;
+    check_producer_fields(header)?;
+    Ok(batch)
+}
+
+/// Every record must read, numbered 0, 1, 2, ... from the base offset.
+fn check_numbering(batch: &BatchView) -> Result<(), Refusal> {
     let mut count = 0i64;
     let mut numbered = true;
-    for record in batch.records().map_err(refusal)? {
-        let record = record.map_err(refusal)?;
-        numbered &= record.offset().checked_sub(header.base_offset) == Some(count);
+    for record in batch.records().map_err(unreadable)? {
+        let record = record.map_err(unreadable)?;
+        numbered &= record.offset().checked_sub(batch.header.base_offset) == Some(count);
         count += 1;
     }
     if count == 0 {
         return Err(refuse(ErrorCode::INVALID_RECORD, "empty record batch"));
     }
-    if !numbered || i64::from(header.last_offset_delta) != count - 1 {
+    if !numbered || i64::from(batch.header.last_offset_delta) != count - 1 {
         return Err(refuse(
             ErrorCode::INVALID_RECORD,
             "record offset deltas must count 0, 1, 2, ...",
         ));
     }
+    Ok(())
+}
+
+/// A transactional batch has a producer id, and a batch with a producer id has an epoch and a
+/// base sequence.
+fn check_producer_fields(header: &BatchHeader) -> Result<(), Refusal> {
     if header.is_transactional && header.producer_id < 0 {
         return Err(refuse(
             ErrorCode::INVALID_RECORD,
@@ -727,5 +778,5 @@ fn validate(records: &Bytes) -> Result<BatchView, Refusal> {
             "a batch with a producer id needs an epoch and a base sequence",
         ));
     }
-    Ok(batch)
+    Ok(())
 }
