@@ -129,6 +129,16 @@ impl Coordinator {
         Ok(id)
     }
 
+    /// The producer id that takes over from `pid`, whose epochs `id` has used up.
+    fn replace_exhausted(&mut self, id: &str, pid: i64) -> Result<i64, ErrorCode> {
+        let next = self.allocate_producer_id().map_err(log_failed)?;
+        trace!(
+            self.who,
+            "{id}: epoch of producer {pid} exhausted, producer id {next} takes over"
+        );
+        Ok(next)
+    }
+
     /// Writes `meta` for `id` to the log and, once durable, makes it the state in memory.
     fn persist(&mut self, id: &str, meta: TxnMeta) -> io::Result<()> {
         if let Err(e) = self.log.append(&LogRecord::Txn(meta.to_record(id))) {

@@ -122,13 +122,7 @@ impl Coordinator {
         new.prev_producer_epoch = new.producer_epoch;
         new.producer_epoch = fencing::next_epoch(new.producer_epoch);
         if fencing::epoch_exhausted(new.producer_epoch) {
-            let pid = self.allocate_producer_id().map_err(log_failed)?;
-            trace!(
-                self.who,
-                "{id}: epoch of producer {} exhausted, producer id {pid} after this transaction",
-                new.producer_id
-            );
-            new.next_producer_id = pid;
+            new.next_producer_id = self.replace_exhausted(id, new.producer_id)?;
         }
         Ok(())
     }

@@ -151,13 +151,7 @@ impl Coordinator {
         new.prev_producer_id = meta.producer_id;
         new.prev_producer_epoch = meta.producer_epoch;
         if fencing::epoch_exhausted(meta.producer_epoch) {
-            let pid = self.allocate_producer_id().map_err(log_failed)?;
-            trace!(
-                self.who,
-                "{id}: epoch of producer {} exhausted, new producer id {pid}",
-                meta.producer_id
-            );
-            new.producer_id = pid;
+            new.producer_id = self.replace_exhausted(id, meta.producer_id)?;
             new.producer_epoch = 0;
         } else {
             new.producer_epoch = fencing::next_epoch(meta.producer_epoch);
