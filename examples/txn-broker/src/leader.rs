@@ -8,6 +8,9 @@
 //! and ListOffsets. A leader change is the new leader loading the same log file.
 
 mod log;
+mod producer;
+mod read;
+mod validate;
 
 #[cfg(test)]
 mod tests;

@@ -1,27 +1,29 @@
 //! One partition: its log bytes, the position of every batch in them, and the per-producer
-//! state the leader derives from the log (epochs, sequences, open and aborted transactions).
+//! state the leader derives from the log (epochs, sequences, open and aborted transactions),
+//! with the two ways the log grows: a produced batch and a transaction marker. Reading it is in
+//! `read`, the producer state in `producer`, the checks of a produced batch in `validate`.
 //!
 //! Every change to the state goes through [`Partition::apply`], both when a batch is appended
 //! and when the log is scanned on load, so a reloaded partition ends in the same state as the
 //! one that wrote the log.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::io;
 
 use bytes::Bytes;
-use kafka_wire::records::{
-    BatchHeader, BatchView, EndTxnMarker, RecordBatch, RecordsError, RecordsErrorKind,
-    RecordsReader, TimestampType,
-};
+use kafka_wire::records::{BatchHeader, BatchView, EndTxnMarker, RecordsReader, TimestampType};
 use kafka_wire::ErrorCode;
 
 use crate::cluster::TopicPartition;
-use crate::fencing::{self, Fenced, MarkerAction, MarkerEpochs, ProducerAtLeader};
+use crate::fencing::{self, Fenced, MarkerAction, MarkerEpochs};
 use crate::storage::Storage;
 use crate::trace;
 
-/// How many of a producer's latest batches are remembered to recognise a retried one.
-const RECENT_BATCHES: usize = 5;
+use super::producer::{
+    add_sequence, next_sequence, FinishedTxn, OngoingTxn, ProducerState, SequencedBatch,
+    RECENT_BATCHES,
+};
+use super::validate::validate;
 
 /// Where one batch sits in the log, and the header facts the leader needs without decoding it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,80 +65,6 @@ impl BatchInfo {
     }
 }
 
-/// Sequence numbers count up to `i32::MAX` and then start again at 0.
-fn add_sequence(base: i32, delta: i64) -> i32 {
-    let wrapped = (i64::from(base.max(0)) + delta) % (i64::from(i32::MAX) + 1);
-    i32::try_from(wrapped).unwrap_or(0)
-}
-
-fn next_sequence(last: i32) -> i32 {
-    add_sequence(last, 1)
-}
-
-/// One of a producer's latest batches, kept to recognise a retry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct SequencedBatch {
-    pub first_sequence: i32,
-    pub last_sequence: i32,
-    pub base_offset: i64,
-}
-
-/// The transaction a producer has open in this partition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct OngoingTxn {
-    pub first_offset: i64,
-    /// The epoch of the batch that opened it.
-    pub epoch: i16,
-}
-
-/// The last transaction of a producer that a marker ended here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct FinishedTxn {
-    pub epoch: i16,
-    pub commit: bool,
-}
-
-/// What the leader knows about one producer in one partition.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct ProducerState {
-    pub epoch: i16,
-    /// The coordinator epoch of the last marker written for this producer; -1 before any.
-    pub coordinator_epoch: i32,
-    pub ongoing: Option<OngoingTxn>,
-    /// The latest batches with sequence numbers at the current epoch, oldest first.
-    pub recent: VecDeque<SequencedBatch>,
-    pub last_finished: Option<FinishedTxn>,
-}
-
-impl ProducerState {
-    fn new() -> Self {
-        ProducerState {
-            epoch: -1,
-            coordinator_epoch: -1,
-            ongoing: None,
-            recent: VecDeque::new(),
-            last_finished: None,
-        }
-    }
-
-    /// What the marker rules look at.
-    fn at_leader(&self) -> ProducerAtLeader {
-        ProducerAtLeader {
-            epoch: self.epoch,
-            coordinator_epoch: self.coordinator_epoch,
-            open_epoch: self.ongoing.map(|t| t.epoch),
-        }
-    }
-
-    /// Moves to `epoch` when it is newer; a new epoch starts its sequences afresh.
-    fn observe_epoch(&mut self, epoch: i16) {
-        if epoch > self.epoch {
-            self.epoch = epoch;
-            self.recent.clear();
-        }
-    }
-}
-
 /// An aborted transaction: its producer, its first offset and the offset of its ABORT marker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct AbortedTxn {
@@ -152,7 +80,7 @@ pub(super) struct Refusal {
     pub message: String,
 }
 
-fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
+pub(super) fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
     Refusal {
         code,
         message: message.into(),
@@ -194,16 +122,6 @@ pub(super) struct MarkerRequest {
     pub coordinator_epoch: i32,
     /// 1 or 2; version 2 holds the marker to a stricter epoch rule.
     pub transaction_version: i8,
-}
-
-/// A slice of the log handed out by a fetch.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Slice {
-    pub bytes: Bytes,
-    /// The base offset of the first batch and one past the last offset of the last batch;
-    /// equal when nothing was taken.
-    pub from: i64,
-    pub to: i64,
 }
 
 /// One partition led by this broker.
@@ -538,101 +456,6 @@ impl Partition {
         self.index.push(info);
         Ok(())
     }
-
-    /// Whole batches from the one holding `offset`, of offsets below `upper`, within `budget`
-    /// bytes; the first batch is taken whatever its size when `at_least_one`.
-    pub fn read(&self, offset: i64, upper: i64, budget: usize, at_least_one: bool) -> Slice {
-        let first = self.index.partition_point(|b| b.last_offset < offset);
-        let mut taken: Option<(usize, usize)> = None;
-        let mut to = offset;
-        for b in self.index.get(first..).unwrap_or_default() {
-            if b.last_offset >= upper {
-                break;
-            }
-            let start = taken.map_or(b.start, |(s, _)| s);
-            let size = b.end - start;
-            if size > budget && !(taken.is_none() && at_least_one) {
-                break;
-            }
-            taken = Some((start, b.end));
-            to = b.last_offset + 1;
-        }
-        match taken {
-            Some((start, end)) => Slice {
-                bytes: Bytes::copy_from_slice(self.data.get(start..end).unwrap_or_default()),
-                from: self.index.get(first).map_or(offset, |b| b.base_offset),
-                to,
-            },
-            None => Slice {
-                bytes: Bytes::new(),
-                from: offset,
-                to: offset,
-            },
-        }
-    }
-
-    /// Aborted transactions whose ABORT marker is at or after `from` and which began before
-    /// `to`: those a reader of offsets `from..to` needs to skip.
-    pub fn aborted_between(&self, from: i64, to: i64) -> Vec<AbortedTxn> {
-        self.aborted
-            .iter()
-            .filter(|a| a.last_offset >= from && a.first_offset < to)
-            .copied()
-            .collect()
-    }
-
-    /// The first data record below `upper` whose timestamp is at least `timestamp`: its offset
-    /// and timestamp.
-    pub fn offset_for_timestamp(&self, timestamp: i64, upper: i64) -> Option<(i64, i64)> {
-        let batch = self
-            .index
-            .iter()
-            .filter(|b| !b.control && b.base_offset < upper)
-            .find(|b| b.max_timestamp >= timestamp)?;
-        self.decode(batch)?
-            .records()
-            .ok()?
-            .map_while(Result::ok)
-            .filter(|r| r.offset() < upper)
-            .find(|r| r.timestamp() >= timestamp)
-            .map(|r| (r.offset(), r.timestamp()))
-    }
-
-    /// The data record with the largest timestamp below `upper` (the earliest such).
-    pub fn max_timestamp_offset(&self, upper: i64) -> Option<(i64, i64)> {
-        let mut best: Option<&BatchInfo> = None;
-        for b in self
-            .index
-            .iter()
-            .filter(|b| !b.control && b.base_offset < upper)
-        {
-            if best.is_none_or(|x| b.max_timestamp > x.max_timestamp) {
-                best = Some(b);
-            }
-        }
-        let batch = best?;
-        let decoded = self.decode(batch)?;
-        let records = decoded.records().ok()?.map_while(Result::ok);
-        let first = records.clone().next();
-        records
-            .filter(|r| r.offset() < upper)
-            .find(|r| r.timestamp() == batch.max_timestamp)
-            .or(first)
-            .map(|r| (r.offset(), r.timestamp()))
-    }
-
-    fn decode(&self, info: &BatchInfo) -> Option<BatchView> {
-        let bytes = Bytes::copy_from_slice(self.data.get(info.start..info.end)?);
-        RecordsReader::new(bytes).next()?.ok()
-    }
-
-    /// Every batch of the log, decoded.
-    pub fn batches(&self) -> Vec<RecordBatch> {
-        RecordsReader::new(Bytes::copy_from_slice(&self.data))
-            .into_owned()
-            .filter_map(Result::ok)
-            .collect()
-    }
 }
 
 /// The bytes to store for a produced batch placed at `base_offset`, and the log append time
@@ -689,94 +512,4 @@ fn marker_of(batch: &BatchView) -> Option<EndTxnMarker> {
         .control_record()
         .and_then(Result::ok)
         .and_then(|c| c.marker)
-}
-
-/// The refusal for a batch the records layer cannot read.
-fn unreadable(e: RecordsError) -> Refusal {
-    let code = match e.kind() {
-        RecordsErrorKind::UnsupportedCompression { .. }
-        | RecordsErrorKind::CodecNotEnabled { .. } => ErrorCode::UNSUPPORTED_COMPRESSION_TYPE,
-        RecordsErrorKind::UnsupportedMagic { .. } => ErrorCode::INVALID_RECORD,
-        _ => ErrorCode::CORRUPT_MESSAGE,
-    };
-    refuse(code, e.to_string())
-}
-
-/// Checks a produced records field: one whole, readable magic 2 data batch whose records are
-/// numbered 0, 1, 2, ... from its base offset and whose producer fields make sense.
-fn validate(records: &Bytes) -> Result<BatchView, Refusal> {
-    if records.is_empty() {
-        return Err(refuse(ErrorCode::INVALID_RECORD, "no record batch"));
-    }
-    let mut reader = RecordsReader::new(records.clone());
-    let batch = match reader.next() {
-        Some(batch) => batch.map_err(unreadable)?,
-        None => {
-            return Err(refuse(
-                ErrorCode::CORRUPT_MESSAGE,
-                "incomplete record batch",
-            ))
-        }
-    };
-    if reader.next().is_some() || reader.truncated_tail().is_some() {
-        return Err(refuse(
-            ErrorCode::INVALID_RECORD,
-            "a produce request carries exactly one record batch per partition",
-        ));
-    }
-    let header = &batch.header;
-    if header.magic != 2 {
-        return Err(refuse(
-            ErrorCode::INVALID_RECORD,
-            format!("record batch magic {} (only 2 is accepted)", header.magic),
-        ));
-    }
-    if header.is_control {
-        return Err(refuse(
-            ErrorCode::INVALID_RECORD,
-            "producers may not write control batches",
-        ));
-    }
-    check_numbering(&batch)?;
-    check_producer_fields(header)?;
-    Ok(batch)
-}
-
-/// Every record must read, numbered 0, 1, 2, ... from the base offset.
-fn check_numbering(batch: &BatchView) -> Result<(), Refusal> {
-    let mut count = 0i64;
-    let mut numbered = true;
-    for record in batch.records().map_err(unreadable)? {
-        let record = record.map_err(unreadable)?;
-        numbered &= record.offset().checked_sub(batch.header.base_offset) == Some(count);
-        count += 1;
-    }
-    if count == 0 {
-        return Err(refuse(ErrorCode::INVALID_RECORD, "empty record batch"));
-    }
-    if !numbered || i64::from(batch.header.last_offset_delta) != count - 1 {
-        return Err(refuse(
-            ErrorCode::INVALID_RECORD,
-            "record offset deltas must count 0, 1, 2, ...",
-        ));
-    }
-    Ok(())
-}
-
-/// A transactional batch has a producer id, and a batch with a producer id has an epoch and a
-/// base sequence.
-fn check_producer_fields(header: &BatchHeader) -> Result<(), Refusal> {
-    if header.is_transactional && header.producer_id < 0 {
-        return Err(refuse(
-            ErrorCode::INVALID_RECORD,
-            "a transactional batch needs a producer id",
-        ));
-    }
-    if header.producer_id >= 0 && (header.producer_epoch < 0 || header.base_sequence < 0) {
-        return Err(refuse(
-            ErrorCode::INVALID_RECORD,
-            "a batch with a producer id needs an epoch and a base sequence",
-        ));
-    }
-    Ok(())
 }
