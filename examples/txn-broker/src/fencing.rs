@@ -33,7 +33,7 @@ pub struct Fenced {
     pub reason: String,
 }
 
-fn fenced(code: ErrorCode, reason: String) -> Result<(), Fenced> {
+fn fenced<T>(code: ErrorCode, reason: String) -> Result<T, Fenced> {
     Err(Fenced { code, reason })
 }
 
@@ -56,9 +56,9 @@ pub fn fenced_error(version: i16, first_version_with_fenced: i16) -> ErrorCode {
     }
 }
 
-/// The epoch that fences `epoch`: the next one. At `i16::MAX` there is none, and the epoch
-/// stays; a producer id gets there only through aborts that follow [`EXHAUSTED_EPOCH`], after
-/// which the next bump moves to a new producer id anyway.
+/// The epoch that fences `epoch`: the next one. At `i16::MAX` there is none and the epoch
+/// stays; an epoch gets there only from [`EXHAUSTED_EPOCH`], whose next bump moves the producer
+/// to a new producer id anyway.
 pub fn next_epoch(epoch: i16) -> i16 {
     if epoch < i16::MAX {
         epoch + 1
@@ -73,10 +73,11 @@ pub fn epoch_exhausted(epoch: i16) -> bool {
 }
 
 /// A transactional request must name the producer id and epoch its transactional id has now.
-/// Any other epoch of a producer id the transactional id has had is an older incarnation (a
-/// zombie) and is answered `fenced`: answering it would let two instances run one
-/// transactional id's transactions. A producer id it never had is INVALID_PRODUCER_ID_MAPPING:
-/// the client holds an id that does not belong to this transactional id at all.
+/// Another epoch of a producer id the transactional id has had (the one its client holds, the
+/// one its record names while it moves to a new one, the one before the last bump) comes from
+/// a fenced incarnation, a zombie, and is answered `fenced`: serving it would let two instances
+/// run one transactional id's transactions. A producer id it never had is
+/// INVALID_PRODUCER_ID_MAPPING: the client holds an id that is not this transactional id's.
 pub fn check_producer(meta: &TxnMeta, given: (i64, i16), fenced: ErrorCode) -> Result<(), Fenced> {
     let (pid, current) = meta.identity();
     if given == (pid, current) {
@@ -102,9 +103,9 @@ pub fn check_producer(meta: &TxnMeta, given: (i64, i16), fenced: ErrorCode) -> R
 
 /// InitProducerId (v3 on) naming the producer id and epoch the transactional id had before its
 /// last bump is that bump again, sent by a producer that did not get the answer: it gets the
-/// same answer, not a second bump and not a fencing error. While a transaction is open the
-/// epoch before the bump cannot be a retry (the bump opened no transaction), so it is checked
-/// like any other.
+/// same answer, not a second bump and not a fencing error. While a transaction is open it is
+/// no retry (the producer that got the bumped epoch has begun a transaction with it, so the
+/// answer did arrive), and it is checked like any other.
 ///
 /// A fencing abort does not record the epoch it fences as the one before the bump (see
 /// [`fence_open_transaction`]): this rule and [`is_retried_end_txn`] would otherwise hand the
@@ -277,19 +278,19 @@ pub fn judge_marker(
 ) -> Result<MarkerAction, Fenced> {
     if let Some(known) = producer {
         if marker.coordinator_epoch < known.coordinator_epoch {
-            return Err(Fenced {
-                code: ErrorCode::TRANSACTION_COORDINATOR_FENCED,
-                reason: format!(
+            return fenced(
+                ErrorCode::TRANSACTION_COORDINATOR_FENCED,
+                format!(
                     "coordinator epoch {} < {} already seen",
                     marker.coordinator_epoch, known.coordinator_epoch
                 ),
-            });
+            );
         }
         if marker.producer_epoch < known.epoch {
-            return Err(Fenced {
-                code: ErrorCode::INVALID_PRODUCER_EPOCH,
-                reason: format!("epoch {} < current {}", marker.producer_epoch, known.epoch),
-            });
+            return fenced(
+                ErrorCode::INVALID_PRODUCER_EPOCH,
+                format!("epoch {} < current {}", marker.producer_epoch, known.epoch),
+            );
         }
     }
     let open_epoch = producer.and_then(|p| p.open_epoch);
@@ -304,13 +305,13 @@ pub fn judge_marker(
         });
     };
     if marker.transaction_version >= 2 && marker.producer_epoch <= open_epoch {
-        return Err(Fenced {
-            code: ErrorCode::INVALID_PRODUCER_EPOCH,
-            reason: format!(
+        return fenced(
+            ErrorCode::INVALID_PRODUCER_EPOCH,
+            format!(
                 "transaction version 2 needs an epoch above {open_epoch}, got {}",
                 marker.producer_epoch
             ),
-        });
+        );
     }
     Ok(MarkerAction::Write)
 }
