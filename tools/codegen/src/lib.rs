@@ -32,15 +32,18 @@
 #![forbid(unsafe_code)]
 
 pub mod catalogue;
+mod check;
 pub mod compat;
+mod emit;
 mod merge;
-mod render;
+mod model;
 pub mod schema;
 mod user;
+mod versions;
 
 pub use crate::user::{Generated, Generator};
 
-use crate::merge::Message;
+use crate::model::Message;
 use crate::schema::Schema;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -116,7 +119,8 @@ impl SchemaSet {
     }
 }
 
-/// Merges releases (oldest first) into one model per message, sorted by identity.
+/// Merges releases (oldest first) into one model per message, sorted by identity, and checks
+/// it.
 fn merge_sets(sets: &[SchemaSet]) -> Result<Vec<Message>, Error> {
     // identity -> one schema per release that has it, oldest first.
     let mut by_id: BTreeMap<String, Vec<(String, Schema)>> = BTreeMap::new();
@@ -140,6 +144,7 @@ fn merge_sets(sets: &[SchemaSet]) -> Result<Vec<Message>, Error> {
             Err(mut e) => problems.append(&mut e),
         }
     }
+    problems.extend(check::messages(&messages));
     if problems.is_empty() {
         Ok(messages)
     } else {
