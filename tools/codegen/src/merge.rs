@@ -2,8 +2,8 @@
 //! the releases' bytes checked to agree, each field's versions gathered into ranges.
 
 use crate::compat;
-use crate::model::{Field, Message, Struct};
-use crate::schema::{DefaultValue, Field as SchemaField, Schema, Ty, Versions};
+use crate::model::{Message, Struct};
+use crate::schema::{DefaultValue, Field, Schema, Ty, Versions};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What one version of one release says about a field. Everything but `ignorable`,
@@ -33,7 +33,7 @@ fn walk(schema: &Schema, top: &str, version: i16) -> Result<Walked, String> {
 fn walk_struct(
     schema: &Schema,
     name: &str,
-    fields: &[SchemaField],
+    fields: &[Field],
     v: i16,
     out: &mut Walked,
 ) -> Result<(), String> {
@@ -292,8 +292,9 @@ fn merge_struct(
             default: first.default.clone(),
             ignorable: first.ignorable,
             flexible: first.flexible,
-            entity: first.entity.clone(),
+            entity_type: first.entity.clone(),
             map_key: first.map_key,
+            fields: Vec::new(),
         });
     }
     if errors.is_empty() {

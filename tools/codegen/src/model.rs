@@ -1,7 +1,8 @@
 //! The merged model the emitters read: each message over every release, its structs in order,
 //! each field with the ranges where it exists, is nullable and is tagged.
 
-use crate::schema::{DefaultValue, Kind, Ty, Versions};
+pub use crate::schema::Field;
+use crate::schema::{Kind, Versions};
 
 /// A message merged over releases.
 #[derive(Clone, Debug)]
@@ -38,25 +39,10 @@ impl Message {
 #[derive(Clone, Debug)]
 pub struct Struct {
     pub name: String,
+    /// Fields merged over releases, their ranges open when they reach the message's newest
+    /// version, as the schemas write them. A field's inline struct is a [`Struct`] of the
+    /// message in its own right: [`Field::fields`] stays empty.
     pub fields: Vec<Field>,
-}
-
-/// A field merged over releases. Its ranges are open when they reach the message's newest
-/// version, as the schemas write them.
-#[derive(Clone, Debug)]
-pub struct Field {
-    pub name: String,
-    pub ty: Ty,
-    pub versions: Versions,
-    pub nullable: Versions,
-    pub tagged: Versions,
-    pub tag: Option<u32>,
-    pub default: Option<DefaultValue>,
-    pub ignorable: bool,
-    /// A string or bytes field's own flexible versions, as its schema gives them.
-    pub flexible: Option<Versions>,
-    pub entity: Option<String>,
-    pub map_key: bool,
 }
 
 /// A request and its response.

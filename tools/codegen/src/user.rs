@@ -93,7 +93,8 @@ impl Generator {
         self
     }
 
-    /// Whether to format the file with `rustfmt` when it is installed (the default).
+    /// Whether to pass the file through `rustfmt` when it is installed (the default), for
+    /// `cargo fmt`'s exact layout; without it the file is laid out by prettyplease.
     pub fn rustfmt(mut self, on: bool) -> Self {
         self.rustfmt = on;
         self

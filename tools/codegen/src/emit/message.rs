@@ -252,7 +252,7 @@ fn field_doc(f: &Field) -> String {
     if f.ignorable {
         parts.push("ignorable".into());
     }
-    if let Some(e) = &f.entity {
+    if let Some(e) = &f.entity_type {
         parts.push(format!("entity type `{e}`"));
     }
     if f.map_key {
