@@ -31,6 +31,9 @@
 //! Kafka's schemas and runs the compatibility check (`kafka-wire-codegen --help`).
 #![forbid(unsafe_code)]
 
+// The stages, in order: `schema` parses a file into the typed model (ranges are `versions`),
+// `merge` joins releases into the `model`, `check` holds the rules over it, and `emit` writes
+// Rust from it; `catalogue` and `user` drive them for kafka-wire and for a build script.
 pub mod catalogue;
 mod check;
 pub mod compat;

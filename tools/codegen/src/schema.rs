@@ -257,7 +257,7 @@ impl Schema {
         }
         Ok(Schema {
             kind: Kind::parse(&o.required("type")?),
-            api_key: root.get("apiKey").and_then(Value::as_i64).map(|k| k as i16),
+            api_key: o.int("apiKey")?,
             valid,
             flexible: o.range("flexibleVersions", Some(Versions::None))?,
             latest_unstable: o.flag("latestVersionUnstable"),
@@ -340,6 +340,18 @@ impl<'a> Object<'a> {
         }
     }
 
+    /// The integer under `key`, which some older schemas write as a string.
+    fn int<T: TryFrom<i64>>(&self, key: &str) -> Result<Option<T>, String> {
+        let Some(v) = self.value.get(key) else {
+            return Ok(None);
+        };
+        let n = v.as_i64().or_else(|| v.as_str()?.parse().ok());
+        match n.and_then(|n| T::try_from(n).ok()) {
+            Some(n) => Ok(Some(n)),
+            None => Err(self.error(format!("{key} {v} is out of range"))),
+        }
+    }
+
     fn flag(&self, key: &str) -> bool {
         self.value
             .get(key)
@@ -386,11 +398,7 @@ fn field(owner: &Object, value: &Value) -> Result<Field, String> {
         versions: f.range("versions", None)?,
         nullable: f.range("nullableVersions", Some(Versions::None))?,
         tagged: f.range("taggedVersions", Some(Versions::None))?,
-        // Some older schemas write the tag as a string.
-        tag: value
-            .get("tag")
-            .and_then(|t| t.as_u64().or_else(|| t.as_str()?.parse().ok()))
-            .map(|t| t as u32),
+        tag: f.int("tag")?,
         default: default
             .map(|text| DefaultValue::parse(text, &ty))
             .transpose()
@@ -467,6 +475,10 @@ mod tests {
             "X.A: bad version range `2-1`"
         );
         assert_eq!(with(r#"{"name": "A", "type": "int8"}"#), "X.A: no versions");
+        assert_eq!(
+            with(r#"{"name": "A", "type": "int8", "versions": "0+", "tag": -1}"#),
+            "X.A: tag -1 is out of range"
+        );
         let open = Schema::parse(r#"{"name": "X", "type": "data", "validVersions": "0+"}"#);
         assert_eq!(open.unwrap_err(), "X: validVersions `0+` is open");
     }
