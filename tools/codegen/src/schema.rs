@@ -157,7 +157,10 @@ impl DefaultValue {
                 "false" => Literal::Bool(false),
                 _ => return Err(bad()),
             },
-            Ty::Float64 => Literal::Float(text.parse().map_err(|_| bad())?),
+            Ty::Float64 => match text.parse::<f64>() {
+                Ok(v) if v.is_finite() => Literal::Float(v),
+                _ => return Err(bad()),
+            },
             Ty::String => Literal::Str(text.clone()),
             _ if text.is_empty() && !ty.is_integer() => Literal::Empty,
             _ => {

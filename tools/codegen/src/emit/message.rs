@@ -1,10 +1,10 @@
 //! One message's source: its documentation, imports, and each struct with its attributes,
 //! field documentation and defaults.
 
-use super::{doc, field_ident, ident, inner_doc, int, Home};
+use super::{doc, field_ident, float, ident, inner_doc, int, Home};
 use crate::model::{Field, Message, Struct};
 use crate::schema::{Kind, Literal, Ty};
-use proc_macro2::{Literal as Lit, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{quote, ToTokens as _};
 use std::collections::BTreeSet;
 
@@ -97,6 +97,7 @@ fn imports(msg: &Message, home: &Home) -> TokenStream {
 
 /// How a field starts out: the `default` the derive fills absent fields with, and the
 /// expression of an `impl Default`; `None` where Rust's own default is Kafka's.
+#[derive(Default)]
 struct Init {
     arg: Option<TokenStream>,
     expr: Option<TokenStream>,
@@ -117,24 +118,11 @@ fn init(f: &Field) -> Init {
         Literal::Null => (quote!("null"), quote!(None)),
         Literal::Int(v) if *v != 0 => (int(*v), wrap(int(*v))),
         Literal::Bool(true) => (quote!(true), wrap(quote!(true))),
-        Literal::Float(v) if *v != 0.0 => {
-            let lit = Lit::f64_unsuffixed(v.abs());
-            let lit = if *v < 0.0 {
-                quote!(-#lit)
-            } else {
-                quote!(#lit)
-            };
-            (lit.clone(), wrap(lit))
-        }
+        Literal::Float(v) if *v != 0.0 => (float(*v), wrap(float(*v))),
         Literal::Str(s) if nullable || !s.is_empty() => {
             (quote!(#s), wrap(quote!(KafkaString::from_static(#s))))
         }
-        _ => {
-            return Init {
-                arg: None,
-                expr: None,
-            }
-        }
+        _ => return Init::default(),
     };
     Init {
         arg: Some(arg),
@@ -209,7 +197,7 @@ fn field(f: &Field) -> TokenStream {
         args.push(quote!(nullable = #nullable));
     }
     if let Some(tag) = f.tag {
-        let (tag, tagged) = (Lit::u32_unsuffixed(tag), f.tagged.to_string());
+        let (tag, tagged) = (int(tag.into()), f.tagged.to_string());
         args.push(quote!(tag = #tag, tagged = #tagged));
     }
     if let Some(default) = init(f).arg {

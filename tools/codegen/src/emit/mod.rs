@@ -58,11 +58,20 @@ pub fn indent(text: &str) -> String {
 
 /// An integer literal without a suffix (`-1`, not `-1i128`).
 pub fn int(v: i128) -> TokenStream {
-    let lit = Literal::u128_unsuffixed(v.unsigned_abs());
-    if v < 0 {
-        quote!(-#lit)
+    signed(v < 0, Literal::u128_unsuffixed(v.unsigned_abs()))
+}
+
+/// A finite float literal without a suffix.
+pub fn float(v: f64) -> TokenStream {
+    signed(v < 0.0, Literal::f64_unsuffixed(v.abs()))
+}
+
+/// A literal of the magnitude, negated as Rust writes it: a literal token has no sign.
+fn signed(negative: bool, magnitude: Literal) -> TokenStream {
+    if negative {
+        quote!(-#magnitude)
     } else {
-        quote!(#lit)
+        quote!(#magnitude)
     }
 }
 
