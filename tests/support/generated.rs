@@ -6,9 +6,10 @@
 use crate::json::{check, Checked, ToJson};
 use crate::random::{round_trip, Random, Rng};
 use crate::Declared;
+use kafka_wire::messages::*;
 use serde_json::{Map, Value};
 
-impl ToJson for kafka_wire::messages::aborted_txn::AbortedTxn {
+impl ToJson for aborted_txn::AbortedTxn {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("producer_id".into(), self.producer_id.to_json());
@@ -23,7 +24,7 @@ impl ToJson for kafka_wire::messages::aborted_txn::AbortedTxn {
     }
 }
 
-impl Random for kafka_wire::messages::aborted_txn::AbortedTxn {
+impl Random for aborted_txn::AbortedTxn {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -42,7 +43,7 @@ impl Random for kafka_wire::messages::aborted_txn::AbortedTxn {
     }
 }
 
-impl ToJson for kafka_wire::messages::consumer_protocol_assignment::ConsumerProtocolAssignment {
+impl ToJson for consumer_protocol_assignment::ConsumerProtocolAssignment {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert(
@@ -55,7 +56,7 @@ impl ToJson for kafka_wire::messages::consumer_protocol_assignment::ConsumerProt
     }
 }
 
-impl Random for kafka_wire::messages::consumer_protocol_assignment::ConsumerProtocolAssignment {
+impl Random for consumer_protocol_assignment::ConsumerProtocolAssignment {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -72,7 +73,7 @@ impl Random for kafka_wire::messages::consumer_protocol_assignment::ConsumerProt
     }
 }
 
-impl ToJson for kafka_wire::messages::consumer_protocol_assignment::TopicPartition {
+impl ToJson for consumer_protocol_assignment::TopicPartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic".into(), self.topic.to_json());
@@ -82,7 +83,7 @@ impl ToJson for kafka_wire::messages::consumer_protocol_assignment::TopicPartiti
     }
 }
 
-impl Random for kafka_wire::messages::consumer_protocol_assignment::TopicPartition {
+impl Random for consumer_protocol_assignment::TopicPartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -95,7 +96,7 @@ impl Random for kafka_wire::messages::consumer_protocol_assignment::TopicPartiti
     }
 }
 
-impl ToJson for kafka_wire::messages::consumer_protocol_subscription::ConsumerProtocolSubscription {
+impl ToJson for consumer_protocol_subscription::ConsumerProtocolSubscription {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topics".into(), self.topics.to_json());
@@ -108,7 +109,7 @@ impl ToJson for kafka_wire::messages::consumer_protocol_subscription::ConsumerPr
     }
 }
 
-impl Random for kafka_wire::messages::consumer_protocol_subscription::ConsumerProtocolSubscription {
+impl Random for consumer_protocol_subscription::ConsumerProtocolSubscription {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -138,7 +139,7 @@ impl Random for kafka_wire::messages::consumer_protocol_subscription::ConsumerPr
     }
 }
 
-impl ToJson for kafka_wire::messages::consumer_protocol_subscription::TopicPartition {
+impl ToJson for consumer_protocol_subscription::TopicPartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic".into(), self.topic.to_json());
@@ -148,7 +149,7 @@ impl ToJson for kafka_wire::messages::consumer_protocol_subscription::TopicParti
     }
 }
 
-impl Random for kafka_wire::messages::consumer_protocol_subscription::TopicPartition {
+impl Random for consumer_protocol_subscription::TopicPartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=3).contains(&v) {
@@ -161,7 +162,7 @@ impl Random for kafka_wire::messages::consumer_protocol_subscription::TopicParti
     }
 }
 
-impl ToJson for kafka_wire::messages::control_record_type_schema::ControlRecordTypeSchema {
+impl ToJson for control_record_type_schema::ControlRecordTypeSchema {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("type".into(), self.r#type.to_json());
@@ -170,7 +171,7 @@ impl ToJson for kafka_wire::messages::control_record_type_schema::ControlRecordT
     }
 }
 
-impl Random for kafka_wire::messages::control_record_type_schema::ControlRecordTypeSchema {
+impl Random for control_record_type_schema::ControlRecordTypeSchema {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -180,7 +181,7 @@ impl Random for kafka_wire::messages::control_record_type_schema::ControlRecordT
     }
 }
 
-impl ToJson for kafka_wire::messages::default_principal_data::DefaultPrincipalData {
+impl ToJson for default_principal_data::DefaultPrincipalData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("type".into(), self.r#type.to_json());
@@ -197,7 +198,7 @@ impl ToJson for kafka_wire::messages::default_principal_data::DefaultPrincipalDa
     }
 }
 
-impl Random for kafka_wire::messages::default_principal_data::DefaultPrincipalData {
+impl Random for default_principal_data::DefaultPrincipalData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -216,7 +217,7 @@ impl Random for kafka_wire::messages::default_principal_data::DefaultPrincipalDa
     }
 }
 
-impl ToJson for kafka_wire::messages::end_txn_marker::EndTxnMarker {
+impl ToJson for end_txn_marker::EndTxnMarker {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("coordinator_epoch".into(), self.coordinator_epoch.to_json());
@@ -225,7 +226,7 @@ impl ToJson for kafka_wire::messages::end_txn_marker::EndTxnMarker {
     }
 }
 
-impl Random for kafka_wire::messages::end_txn_marker::EndTxnMarker {
+impl Random for end_txn_marker::EndTxnMarker {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -235,7 +236,7 @@ impl Random for kafka_wire::messages::end_txn_marker::EndTxnMarker {
     }
 }
 
-impl ToJson for kafka_wire::messages::k_raft_version_record::KRaftVersionRecord {
+impl ToJson for k_raft_version_record::KRaftVersionRecord {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("version".into(), self.version.to_json());
@@ -248,7 +249,7 @@ impl ToJson for kafka_wire::messages::k_raft_version_record::KRaftVersionRecord 
     }
 }
 
-impl Random for kafka_wire::messages::k_raft_version_record::KRaftVersionRecord {
+impl Random for k_raft_version_record::KRaftVersionRecord {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -264,7 +265,7 @@ impl Random for kafka_wire::messages::k_raft_version_record::KRaftVersionRecord 
     }
 }
 
-impl ToJson for kafka_wire::messages::leader_change_message::LeaderChangeMessage {
+impl ToJson for leader_change_message::LeaderChangeMessage {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("version".into(), self.version.to_json());
@@ -279,7 +280,7 @@ impl ToJson for kafka_wire::messages::leader_change_message::LeaderChangeMessage
     }
 }
 
-impl Random for kafka_wire::messages::leader_change_message::LeaderChangeMessage {
+impl Random for leader_change_message::LeaderChangeMessage {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -301,7 +302,7 @@ impl Random for kafka_wire::messages::leader_change_message::LeaderChangeMessage
     }
 }
 
-impl ToJson for kafka_wire::messages::leader_change_message::Voter {
+impl ToJson for leader_change_message::Voter {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("voter_id".into(), self.voter_id.to_json());
@@ -317,7 +318,7 @@ impl ToJson for kafka_wire::messages::leader_change_message::Voter {
     }
 }
 
-impl Random for kafka_wire::messages::leader_change_message::Voter {
+impl Random for leader_change_message::Voter {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -333,7 +334,7 @@ impl Random for kafka_wire::messages::leader_change_message::Voter {
     }
 }
 
-impl ToJson for kafka_wire::messages::request_header::RequestHeader {
+impl ToJson for request_header::RequestHeader {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("request_api_key".into(), self.request_api_key.to_json());
@@ -351,7 +352,7 @@ impl ToJson for kafka_wire::messages::request_header::RequestHeader {
     }
 }
 
-impl Random for kafka_wire::messages::request_header::RequestHeader {
+impl Random for request_header::RequestHeader {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -377,7 +378,7 @@ impl Random for kafka_wire::messages::request_header::RequestHeader {
     }
 }
 
-impl ToJson for kafka_wire::messages::response_header::ResponseHeader {
+impl ToJson for response_header::ResponseHeader {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("correlation_id".into(), self.correlation_id.to_json());
@@ -389,7 +390,7 @@ impl ToJson for kafka_wire::messages::response_header::ResponseHeader {
     }
 }
 
-impl Random for kafka_wire::messages::response_header::ResponseHeader {
+impl Random for response_header::ResponseHeader {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -402,7 +403,7 @@ impl Random for kafka_wire::messages::response_header::ResponseHeader {
     }
 }
 
-impl ToJson for kafka_wire::messages::snapshot_footer_record::SnapshotFooterRecord {
+impl ToJson for snapshot_footer_record::SnapshotFooterRecord {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("version".into(), self.version.to_json());
@@ -414,7 +415,7 @@ impl ToJson for kafka_wire::messages::snapshot_footer_record::SnapshotFooterReco
     }
 }
 
-impl Random for kafka_wire::messages::snapshot_footer_record::SnapshotFooterRecord {
+impl Random for snapshot_footer_record::SnapshotFooterRecord {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -427,7 +428,7 @@ impl Random for kafka_wire::messages::snapshot_footer_record::SnapshotFooterReco
     }
 }
 
-impl ToJson for kafka_wire::messages::snapshot_header_record::SnapshotHeaderRecord {
+impl ToJson for snapshot_header_record::SnapshotHeaderRecord {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("version".into(), self.version.to_json());
@@ -443,7 +444,7 @@ impl ToJson for kafka_wire::messages::snapshot_header_record::SnapshotHeaderReco
     }
 }
 
-impl Random for kafka_wire::messages::snapshot_header_record::SnapshotHeaderRecord {
+impl Random for snapshot_header_record::SnapshotHeaderRecord {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -459,7 +460,7 @@ impl Random for kafka_wire::messages::snapshot_header_record::SnapshotHeaderReco
     }
 }
 
-impl ToJson for kafka_wire::messages::voters_record::VotersRecord {
+impl ToJson for voters_record::VotersRecord {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("version".into(), self.version.to_json());
@@ -472,7 +473,7 @@ impl ToJson for kafka_wire::messages::voters_record::VotersRecord {
     }
 }
 
-impl Random for kafka_wire::messages::voters_record::VotersRecord {
+impl Random for voters_record::VotersRecord {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -488,7 +489,7 @@ impl Random for kafka_wire::messages::voters_record::VotersRecord {
     }
 }
 
-impl ToJson for kafka_wire::messages::voters_record::Voter {
+impl ToJson for voters_record::Voter {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("voter_id".into(), self.voter_id.to_json());
@@ -509,7 +510,7 @@ impl ToJson for kafka_wire::messages::voters_record::Voter {
     }
 }
 
-impl Random for kafka_wire::messages::voters_record::Voter {
+impl Random for voters_record::Voter {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -531,7 +532,7 @@ impl Random for kafka_wire::messages::voters_record::Voter {
     }
 }
 
-impl ToJson for kafka_wire::messages::voters_record::Endpoint {
+impl ToJson for voters_record::Endpoint {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -545,7 +546,7 @@ impl ToJson for kafka_wire::messages::voters_record::Endpoint {
     }
 }
 
-impl Random for kafka_wire::messages::voters_record::Endpoint {
+impl Random for voters_record::Endpoint {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -564,7 +565,7 @@ impl Random for kafka_wire::messages::voters_record::Endpoint {
     }
 }
 
-impl ToJson for kafka_wire::messages::voters_record::KRaftVersionFeature {
+impl ToJson for voters_record::KRaftVersionFeature {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert(
@@ -583,7 +584,7 @@ impl ToJson for kafka_wire::messages::voters_record::KRaftVersionFeature {
     }
 }
 
-impl Random for kafka_wire::messages::voters_record::KRaftVersionFeature {
+impl Random for voters_record::KRaftVersionFeature {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -599,7 +600,7 @@ impl Random for kafka_wire::messages::voters_record::KRaftVersionFeature {
     }
 }
 
-impl ToJson for kafka_wire::messages::produce_request::ProduceRequest {
+impl ToJson for produce_request::ProduceRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("transactional_id".into(), self.transactional_id.to_json());
@@ -614,7 +615,7 @@ impl ToJson for kafka_wire::messages::produce_request::ProduceRequest {
     }
 }
 
-impl Random for kafka_wire::messages::produce_request::ProduceRequest {
+impl Random for produce_request::ProduceRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (3..=13).contains(&v) {
@@ -640,7 +641,7 @@ impl Random for kafka_wire::messages::produce_request::ProduceRequest {
     }
 }
 
-impl ToJson for kafka_wire::messages::produce_request::TopicProduceData {
+impl ToJson for produce_request::TopicProduceData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -654,7 +655,7 @@ impl ToJson for kafka_wire::messages::produce_request::TopicProduceData {
     }
 }
 
-impl Random for kafka_wire::messages::produce_request::TopicProduceData {
+impl Random for produce_request::TopicProduceData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=12).contains(&v) {
@@ -673,7 +674,7 @@ impl Random for kafka_wire::messages::produce_request::TopicProduceData {
     }
 }
 
-impl ToJson for kafka_wire::messages::produce_request::PartitionProduceData {
+impl ToJson for produce_request::PartitionProduceData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("index".into(), self.index.to_json());
@@ -686,7 +687,7 @@ impl ToJson for kafka_wire::messages::produce_request::PartitionProduceData {
     }
 }
 
-impl Random for kafka_wire::messages::produce_request::PartitionProduceData {
+impl Random for produce_request::PartitionProduceData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=13).contains(&v) {
@@ -706,7 +707,7 @@ impl Random for kafka_wire::messages::produce_request::PartitionProduceData {
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_request::FetchRequest {
+impl ToJson for fetch_request::FetchRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("cluster_id".into(), self.cluster_id.to_json());
@@ -732,7 +733,7 @@ impl ToJson for kafka_wire::messages::fetch_request::FetchRequest {
     }
 }
 
-impl Random for kafka_wire::messages::fetch_request::FetchRequest {
+impl Random for fetch_request::FetchRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (12..=18).contains(&v) {
@@ -782,7 +783,7 @@ impl Random for kafka_wire::messages::fetch_request::FetchRequest {
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_request::ReplicaState {
+impl ToJson for fetch_request::ReplicaState {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("replica_id".into(), self.replica_id.to_json());
@@ -795,7 +796,7 @@ impl ToJson for kafka_wire::messages::fetch_request::ReplicaState {
     }
 }
 
-impl Random for kafka_wire::messages::fetch_request::ReplicaState {
+impl Random for fetch_request::ReplicaState {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (15..=18).contains(&v) {
@@ -811,7 +812,7 @@ impl Random for kafka_wire::messages::fetch_request::ReplicaState {
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_request::FetchTopic {
+impl ToJson for fetch_request::FetchTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic".into(), self.topic.to_json());
@@ -825,7 +826,7 @@ impl ToJson for kafka_wire::messages::fetch_request::FetchTopic {
     }
 }
 
-impl Random for kafka_wire::messages::fetch_request::FetchTopic {
+impl Random for fetch_request::FetchTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=12).contains(&v) {
@@ -844,7 +845,7 @@ impl Random for kafka_wire::messages::fetch_request::FetchTopic {
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_request::ForgottenTopic {
+impl ToJson for fetch_request::ForgottenTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic".into(), self.topic.to_json());
@@ -858,7 +859,7 @@ impl ToJson for kafka_wire::messages::fetch_request::ForgottenTopic {
     }
 }
 
-impl Random for kafka_wire::messages::fetch_request::ForgottenTopic {
+impl Random for fetch_request::ForgottenTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (7..=12).contains(&v) {
@@ -877,7 +878,7 @@ impl Random for kafka_wire::messages::fetch_request::ForgottenTopic {
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_request::FetchPartition {
+impl ToJson for fetch_request::FetchPartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition".into(), self.partition.to_json());
@@ -908,7 +909,7 @@ impl ToJson for kafka_wire::messages::fetch_request::FetchPartition {
     }
 }
 
-impl Random for kafka_wire::messages::fetch_request::FetchPartition {
+impl Random for fetch_request::FetchPartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=18).contains(&v) {
@@ -942,7 +943,7 @@ impl Random for kafka_wire::messages::fetch_request::FetchPartition {
     }
 }
 
-impl ToJson for kafka_wire::messages::list_offsets_request::ListOffsetsRequest {
+impl ToJson for list_offsets_request::ListOffsetsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("replica_id".into(), self.replica_id.to_json());
@@ -957,7 +958,7 @@ impl ToJson for kafka_wire::messages::list_offsets_request::ListOffsetsRequest {
     }
 }
 
-impl Random for kafka_wire::messages::list_offsets_request::ListOffsetsRequest {
+impl Random for list_offsets_request::ListOffsetsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=11).contains(&v) {
@@ -979,7 +980,7 @@ impl Random for kafka_wire::messages::list_offsets_request::ListOffsetsRequest {
     }
 }
 
-impl ToJson for kafka_wire::messages::list_offsets_request::ListOffsetsTopic {
+impl ToJson for list_offsets_request::ListOffsetsTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -992,7 +993,7 @@ impl ToJson for kafka_wire::messages::list_offsets_request::ListOffsetsTopic {
     }
 }
 
-impl Random for kafka_wire::messages::list_offsets_request::ListOffsetsTopic {
+impl Random for list_offsets_request::ListOffsetsTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=11).contains(&v) {
@@ -1008,7 +1009,7 @@ impl Random for kafka_wire::messages::list_offsets_request::ListOffsetsTopic {
     }
 }
 
-impl ToJson for kafka_wire::messages::list_offsets_request::ListOffsetsPartition {
+impl ToJson for list_offsets_request::ListOffsetsPartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -1026,7 +1027,7 @@ impl ToJson for kafka_wire::messages::list_offsets_request::ListOffsetsPartition
     }
 }
 
-impl Random for kafka_wire::messages::list_offsets_request::ListOffsetsPartition {
+impl Random for list_offsets_request::ListOffsetsPartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=11).contains(&v) {
@@ -1048,7 +1049,7 @@ impl Random for kafka_wire::messages::list_offsets_request::ListOffsetsPartition
     }
 }
 
-impl ToJson for kafka_wire::messages::metadata_request::MetadataRequest {
+impl ToJson for metadata_request::MetadataRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topics".into(), self.topics.to_json());
@@ -1072,7 +1073,7 @@ impl ToJson for kafka_wire::messages::metadata_request::MetadataRequest {
     }
 }
 
-impl Random for kafka_wire::messages::metadata_request::MetadataRequest {
+impl Random for metadata_request::MetadataRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=13).contains(&v) {
@@ -1098,7 +1099,7 @@ impl Random for kafka_wire::messages::metadata_request::MetadataRequest {
     }
 }
 
-impl ToJson for kafka_wire::messages::metadata_request::MetadataRequestTopic {
+impl ToJson for metadata_request::MetadataRequestTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -1111,7 +1112,7 @@ impl ToJson for kafka_wire::messages::metadata_request::MetadataRequestTopic {
     }
 }
 
-impl Random for kafka_wire::messages::metadata_request::MetadataRequestTopic {
+impl Random for metadata_request::MetadataRequestTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (10..=13).contains(&v) {
@@ -1131,7 +1132,7 @@ impl Random for kafka_wire::messages::metadata_request::MetadataRequestTopic {
     }
 }
 
-impl ToJson for kafka_wire::messages::leader_and_isr_request::LeaderAndIsrRequest {
+impl ToJson for leader_and_isr_request::LeaderAndIsrRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("controller_id".into(), self.controller_id.to_json());
@@ -1156,7 +1157,7 @@ impl ToJson for kafka_wire::messages::leader_and_isr_request::LeaderAndIsrReques
     }
 }
 
-impl Random for kafka_wire::messages::leader_and_isr_request::LeaderAndIsrRequest {
+impl Random for leader_and_isr_request::LeaderAndIsrRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=7).contains(&v) {
@@ -1190,7 +1191,7 @@ impl Random for kafka_wire::messages::leader_and_isr_request::LeaderAndIsrReques
     }
 }
 
-impl ToJson for kafka_wire::messages::leader_and_isr_request::LeaderAndIsrPartitionState {
+impl ToJson for leader_and_isr_request::LeaderAndIsrPartitionState {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -1216,7 +1217,7 @@ impl ToJson for kafka_wire::messages::leader_and_isr_request::LeaderAndIsrPartit
     }
 }
 
-impl Random for kafka_wire::messages::leader_and_isr_request::LeaderAndIsrPartitionState {
+impl Random for leader_and_isr_request::LeaderAndIsrPartitionState {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -1262,7 +1263,7 @@ impl Random for kafka_wire::messages::leader_and_isr_request::LeaderAndIsrPartit
     }
 }
 
-impl ToJson for kafka_wire::messages::leader_and_isr_request::LeaderAndIsrTopicState {
+impl ToJson for leader_and_isr_request::LeaderAndIsrTopicState {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -1276,7 +1277,7 @@ impl ToJson for kafka_wire::messages::leader_and_isr_request::LeaderAndIsrTopicS
     }
 }
 
-impl Random for kafka_wire::messages::leader_and_isr_request::LeaderAndIsrTopicState {
+impl Random for leader_and_isr_request::LeaderAndIsrTopicState {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (2..=7).contains(&v) {
@@ -1295,7 +1296,7 @@ impl Random for kafka_wire::messages::leader_and_isr_request::LeaderAndIsrTopicS
     }
 }
 
-impl ToJson for kafka_wire::messages::leader_and_isr_request::LeaderAndIsrLiveLeader {
+impl ToJson for leader_and_isr_request::LeaderAndIsrLiveLeader {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("broker_id".into(), self.broker_id.to_json());
@@ -1309,7 +1310,7 @@ impl ToJson for kafka_wire::messages::leader_and_isr_request::LeaderAndIsrLiveLe
     }
 }
 
-impl Random for kafka_wire::messages::leader_and_isr_request::LeaderAndIsrLiveLeader {
+impl Random for leader_and_isr_request::LeaderAndIsrLiveLeader {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=7).contains(&v) {
@@ -1328,7 +1329,7 @@ impl Random for kafka_wire::messages::leader_and_isr_request::LeaderAndIsrLiveLe
     }
 }
 
-impl ToJson for kafka_wire::messages::stop_replica_request::StopReplicaRequest {
+impl ToJson for stop_replica_request::StopReplicaRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("controller_id".into(), self.controller_id.to_json());
@@ -1353,7 +1354,7 @@ impl ToJson for kafka_wire::messages::stop_replica_request::StopReplicaRequest {
     }
 }
 
-impl Random for kafka_wire::messages::stop_replica_request::StopReplicaRequest {
+impl Random for stop_replica_request::StopReplicaRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=4).contains(&v) {
@@ -1387,7 +1388,7 @@ impl Random for kafka_wire::messages::stop_replica_request::StopReplicaRequest {
     }
 }
 
-impl ToJson for kafka_wire::messages::stop_replica_request::StopReplicaPartitionV0 {
+impl ToJson for stop_replica_request::StopReplicaPartitionV0 {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -1400,7 +1401,7 @@ impl ToJson for kafka_wire::messages::stop_replica_request::StopReplicaPartition
     }
 }
 
-impl Random for kafka_wire::messages::stop_replica_request::StopReplicaPartitionV0 {
+impl Random for stop_replica_request::StopReplicaPartitionV0 {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -1416,7 +1417,7 @@ impl Random for kafka_wire::messages::stop_replica_request::StopReplicaPartition
     }
 }
 
-impl ToJson for kafka_wire::messages::stop_replica_request::StopReplicaTopicV1 {
+impl ToJson for stop_replica_request::StopReplicaTopicV1 {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -1429,7 +1430,7 @@ impl ToJson for kafka_wire::messages::stop_replica_request::StopReplicaTopicV1 {
     }
 }
 
-impl Random for kafka_wire::messages::stop_replica_request::StopReplicaTopicV1 {
+impl Random for stop_replica_request::StopReplicaTopicV1 {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -1445,7 +1446,7 @@ impl Random for kafka_wire::messages::stop_replica_request::StopReplicaTopicV1 {
     }
 }
 
-impl ToJson for kafka_wire::messages::stop_replica_request::StopReplicaTopicState {
+impl ToJson for stop_replica_request::StopReplicaTopicState {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -1458,7 +1459,7 @@ impl ToJson for kafka_wire::messages::stop_replica_request::StopReplicaTopicStat
     }
 }
 
-impl Random for kafka_wire::messages::stop_replica_request::StopReplicaTopicState {
+impl Random for stop_replica_request::StopReplicaTopicState {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (3..=4).contains(&v) {
@@ -1474,7 +1475,7 @@ impl Random for kafka_wire::messages::stop_replica_request::StopReplicaTopicStat
     }
 }
 
-impl ToJson for kafka_wire::messages::stop_replica_request::StopReplicaPartitionState {
+impl ToJson for stop_replica_request::StopReplicaPartitionState {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -1488,7 +1489,7 @@ impl ToJson for kafka_wire::messages::stop_replica_request::StopReplicaPartition
     }
 }
 
-impl Random for kafka_wire::messages::stop_replica_request::StopReplicaPartitionState {
+impl Random for stop_replica_request::StopReplicaPartitionState {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (3..=4).contains(&v) {
@@ -1507,7 +1508,7 @@ impl Random for kafka_wire::messages::stop_replica_request::StopReplicaPartition
     }
 }
 
-impl ToJson for kafka_wire::messages::update_metadata_request::UpdateMetadataRequest {
+impl ToJson for update_metadata_request::UpdateMetadataRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("controller_id".into(), self.controller_id.to_json());
@@ -1532,7 +1533,7 @@ impl ToJson for kafka_wire::messages::update_metadata_request::UpdateMetadataReq
     }
 }
 
-impl Random for kafka_wire::messages::update_metadata_request::UpdateMetadataRequest {
+impl Random for update_metadata_request::UpdateMetadataRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=8).contains(&v) {
@@ -1566,7 +1567,7 @@ impl Random for kafka_wire::messages::update_metadata_request::UpdateMetadataReq
     }
 }
 
-impl ToJson for kafka_wire::messages::update_metadata_request::UpdateMetadataPartitionState {
+impl ToJson for update_metadata_request::UpdateMetadataPartitionState {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -1586,7 +1587,7 @@ impl ToJson for kafka_wire::messages::update_metadata_request::UpdateMetadataPar
     }
 }
 
-impl Random for kafka_wire::messages::update_metadata_request::UpdateMetadataPartitionState {
+impl Random for update_metadata_request::UpdateMetadataPartitionState {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=4).contains(&v) {
@@ -1623,7 +1624,7 @@ impl Random for kafka_wire::messages::update_metadata_request::UpdateMetadataPar
     }
 }
 
-impl ToJson for kafka_wire::messages::update_metadata_request::UpdateMetadataTopicState {
+impl ToJson for update_metadata_request::UpdateMetadataTopicState {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -1637,7 +1638,7 @@ impl ToJson for kafka_wire::messages::update_metadata_request::UpdateMetadataTop
     }
 }
 
-impl Random for kafka_wire::messages::update_metadata_request::UpdateMetadataTopicState {
+impl Random for update_metadata_request::UpdateMetadataTopicState {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (5..=8).contains(&v) {
@@ -1656,7 +1657,7 @@ impl Random for kafka_wire::messages::update_metadata_request::UpdateMetadataTop
     }
 }
 
-impl ToJson for kafka_wire::messages::update_metadata_request::UpdateMetadataBroker {
+impl ToJson for update_metadata_request::UpdateMetadataBroker {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("id".into(), self.id.to_json());
@@ -1672,7 +1673,7 @@ impl ToJson for kafka_wire::messages::update_metadata_request::UpdateMetadataBro
     }
 }
 
-impl Random for kafka_wire::messages::update_metadata_request::UpdateMetadataBroker {
+impl Random for update_metadata_request::UpdateMetadataBroker {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=8).contains(&v) {
@@ -1701,7 +1702,7 @@ impl Random for kafka_wire::messages::update_metadata_request::UpdateMetadataBro
     }
 }
 
-impl ToJson for kafka_wire::messages::update_metadata_request::UpdateMetadataEndpoint {
+impl ToJson for update_metadata_request::UpdateMetadataEndpoint {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("port".into(), self.port.to_json());
@@ -1716,7 +1717,7 @@ impl ToJson for kafka_wire::messages::update_metadata_request::UpdateMetadataEnd
     }
 }
 
-impl Random for kafka_wire::messages::update_metadata_request::UpdateMetadataEndpoint {
+impl Random for update_metadata_request::UpdateMetadataEndpoint {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=8).contains(&v) {
@@ -1738,7 +1739,7 @@ impl Random for kafka_wire::messages::update_metadata_request::UpdateMetadataEnd
     }
 }
 
-impl ToJson for kafka_wire::messages::controlled_shutdown_request::ControlledShutdownRequest {
+impl ToJson for controlled_shutdown_request::ControlledShutdownRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("broker_id".into(), self.broker_id.to_json());
@@ -1751,7 +1752,7 @@ impl ToJson for kafka_wire::messages::controlled_shutdown_request::ControlledShu
     }
 }
 
-impl Random for kafka_wire::messages::controlled_shutdown_request::ControlledShutdownRequest {
+impl Random for controlled_shutdown_request::ControlledShutdownRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -1767,7 +1768,7 @@ impl Random for kafka_wire::messages::controlled_shutdown_request::ControlledShu
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_commit_request::OffsetCommitRequest {
+impl ToJson for offset_commit_request::OffsetCommitRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -1787,7 +1788,7 @@ impl ToJson for kafka_wire::messages::offset_commit_request::OffsetCommitRequest
     }
 }
 
-impl Random for kafka_wire::messages::offset_commit_request::OffsetCommitRequest {
+impl Random for offset_commit_request::OffsetCommitRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=10).contains(&v) {
@@ -1819,7 +1820,7 @@ impl Random for kafka_wire::messages::offset_commit_request::OffsetCommitRequest
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_commit_request::OffsetCommitRequestTopic {
+impl ToJson for offset_commit_request::OffsetCommitRequestTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -1833,7 +1834,7 @@ impl ToJson for kafka_wire::messages::offset_commit_request::OffsetCommitRequest
     }
 }
 
-impl Random for kafka_wire::messages::offset_commit_request::OffsetCommitRequestTopic {
+impl Random for offset_commit_request::OffsetCommitRequestTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=9).contains(&v) {
@@ -1852,7 +1853,7 @@ impl Random for kafka_wire::messages::offset_commit_request::OffsetCommitRequest
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_commit_request::OffsetCommitRequestPartition {
+impl ToJson for offset_commit_request::OffsetCommitRequestPartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -1874,7 +1875,7 @@ impl ToJson for kafka_wire::messages::offset_commit_request::OffsetCommitRequest
     }
 }
 
-impl Random for kafka_wire::messages::offset_commit_request::OffsetCommitRequestPartition {
+impl Random for offset_commit_request::OffsetCommitRequestPartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=10).contains(&v) {
@@ -1903,7 +1904,7 @@ impl Random for kafka_wire::messages::offset_commit_request::OffsetCommitRequest
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_fetch_request::OffsetFetchRequest {
+impl ToJson for offset_fetch_request::OffsetFetchRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -1918,7 +1919,7 @@ impl ToJson for kafka_wire::messages::offset_fetch_request::OffsetFetchRequest {
     }
 }
 
-impl Random for kafka_wire::messages::offset_fetch_request::OffsetFetchRequest {
+impl Random for offset_fetch_request::OffsetFetchRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=7).contains(&v) {
@@ -1944,7 +1945,7 @@ impl Random for kafka_wire::messages::offset_fetch_request::OffsetFetchRequest {
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_fetch_request::OffsetFetchRequestTopic {
+impl ToJson for offset_fetch_request::OffsetFetchRequestTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -1957,7 +1958,7 @@ impl ToJson for kafka_wire::messages::offset_fetch_request::OffsetFetchRequestTo
     }
 }
 
-impl Random for kafka_wire::messages::offset_fetch_request::OffsetFetchRequestTopic {
+impl Random for offset_fetch_request::OffsetFetchRequestTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=7).contains(&v) {
@@ -1973,7 +1974,7 @@ impl Random for kafka_wire::messages::offset_fetch_request::OffsetFetchRequestTo
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_fetch_request::OffsetFetchRequestGroup {
+impl ToJson for offset_fetch_request::OffsetFetchRequestGroup {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -1988,7 +1989,7 @@ impl ToJson for kafka_wire::messages::offset_fetch_request::OffsetFetchRequestGr
     }
 }
 
-impl Random for kafka_wire::messages::offset_fetch_request::OffsetFetchRequestGroup {
+impl Random for offset_fetch_request::OffsetFetchRequestGroup {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (8..=10).contains(&v) {
@@ -2018,7 +2019,7 @@ impl Random for kafka_wire::messages::offset_fetch_request::OffsetFetchRequestGr
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_fetch_request::OffsetFetchRequestTopics {
+impl ToJson for offset_fetch_request::OffsetFetchRequestTopics {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -2032,7 +2033,7 @@ impl ToJson for kafka_wire::messages::offset_fetch_request::OffsetFetchRequestTo
     }
 }
 
-impl Random for kafka_wire::messages::offset_fetch_request::OffsetFetchRequestTopics {
+impl Random for offset_fetch_request::OffsetFetchRequestTopics {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (8..=9).contains(&v) {
@@ -2051,7 +2052,7 @@ impl Random for kafka_wire::messages::offset_fetch_request::OffsetFetchRequestTo
     }
 }
 
-impl ToJson for kafka_wire::messages::find_coordinator_request::FindCoordinatorRequest {
+impl ToJson for find_coordinator_request::FindCoordinatorRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("key".into(), self.key.to_json());
@@ -2065,7 +2066,7 @@ impl ToJson for kafka_wire::messages::find_coordinator_request::FindCoordinatorR
     }
 }
 
-impl Random for kafka_wire::messages::find_coordinator_request::FindCoordinatorRequest {
+impl Random for find_coordinator_request::FindCoordinatorRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -2084,7 +2085,7 @@ impl Random for kafka_wire::messages::find_coordinator_request::FindCoordinatorR
     }
 }
 
-impl ToJson for kafka_wire::messages::join_group_request::JoinGroupRequest {
+impl ToJson for join_group_request::JoinGroupRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -2109,7 +2110,7 @@ impl ToJson for kafka_wire::messages::join_group_request::JoinGroupRequest {
     }
 }
 
-impl Random for kafka_wire::messages::join_group_request::JoinGroupRequest {
+impl Random for join_group_request::JoinGroupRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=9).contains(&v) {
@@ -2151,7 +2152,7 @@ impl Random for kafka_wire::messages::join_group_request::JoinGroupRequest {
     }
 }
 
-impl ToJson for kafka_wire::messages::join_group_request::JoinGroupRequestProtocol {
+impl ToJson for join_group_request::JoinGroupRequestProtocol {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -2164,7 +2165,7 @@ impl ToJson for kafka_wire::messages::join_group_request::JoinGroupRequestProtoc
     }
 }
 
-impl Random for kafka_wire::messages::join_group_request::JoinGroupRequestProtocol {
+impl Random for join_group_request::JoinGroupRequestProtocol {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=9).contains(&v) {
@@ -2180,7 +2181,7 @@ impl Random for kafka_wire::messages::join_group_request::JoinGroupRequestProtoc
     }
 }
 
-impl ToJson for kafka_wire::messages::heartbeat_request::HeartbeatRequest {
+impl ToJson for heartbeat_request::HeartbeatRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -2195,7 +2196,7 @@ impl ToJson for kafka_wire::messages::heartbeat_request::HeartbeatRequest {
     }
 }
 
-impl Random for kafka_wire::messages::heartbeat_request::HeartbeatRequest {
+impl Random for heartbeat_request::HeartbeatRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=4).contains(&v) {
@@ -2221,7 +2222,7 @@ impl Random for kafka_wire::messages::heartbeat_request::HeartbeatRequest {
     }
 }
 
-impl ToJson for kafka_wire::messages::leave_group_request::LeaveGroupRequest {
+impl ToJson for leave_group_request::LeaveGroupRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -2235,7 +2236,7 @@ impl ToJson for kafka_wire::messages::leave_group_request::LeaveGroupRequest {
     }
 }
 
-impl Random for kafka_wire::messages::leave_group_request::LeaveGroupRequest {
+impl Random for leave_group_request::LeaveGroupRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -2254,7 +2255,7 @@ impl Random for kafka_wire::messages::leave_group_request::LeaveGroupRequest {
     }
 }
 
-impl ToJson for kafka_wire::messages::leave_group_request::MemberIdentity {
+impl ToJson for leave_group_request::MemberIdentity {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("member_id".into(), self.member_id.to_json());
@@ -2268,7 +2269,7 @@ impl ToJson for kafka_wire::messages::leave_group_request::MemberIdentity {
     }
 }
 
-impl Random for kafka_wire::messages::leave_group_request::MemberIdentity {
+impl Random for leave_group_request::MemberIdentity {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (3..=5).contains(&v) {
@@ -2295,7 +2296,7 @@ impl Random for kafka_wire::messages::leave_group_request::MemberIdentity {
     }
 }
 
-impl ToJson for kafka_wire::messages::sync_group_request::SyncGroupRequest {
+impl ToJson for sync_group_request::SyncGroupRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -2313,7 +2314,7 @@ impl ToJson for kafka_wire::messages::sync_group_request::SyncGroupRequest {
     }
 }
 
-impl Random for kafka_wire::messages::sync_group_request::SyncGroupRequest {
+impl Random for sync_group_request::SyncGroupRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -2356,7 +2357,7 @@ impl Random for kafka_wire::messages::sync_group_request::SyncGroupRequest {
     }
 }
 
-impl ToJson for kafka_wire::messages::sync_group_request::SyncGroupRequestAssignment {
+impl ToJson for sync_group_request::SyncGroupRequestAssignment {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("member_id".into(), self.member_id.to_json());
@@ -2369,7 +2370,7 @@ impl ToJson for kafka_wire::messages::sync_group_request::SyncGroupRequestAssign
     }
 }
 
-impl Random for kafka_wire::messages::sync_group_request::SyncGroupRequestAssignment {
+impl Random for sync_group_request::SyncGroupRequestAssignment {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -2385,7 +2386,7 @@ impl Random for kafka_wire::messages::sync_group_request::SyncGroupRequestAssign
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_groups_request::DescribeGroupsRequest {
+impl ToJson for describe_groups_request::DescribeGroupsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("groups".into(), self.groups.to_json());
@@ -2401,7 +2402,7 @@ impl ToJson for kafka_wire::messages::describe_groups_request::DescribeGroupsReq
     }
 }
 
-impl Random for kafka_wire::messages::describe_groups_request::DescribeGroupsRequest {
+impl Random for describe_groups_request::DescribeGroupsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=6).contains(&v) {
@@ -2417,7 +2418,7 @@ impl Random for kafka_wire::messages::describe_groups_request::DescribeGroupsReq
     }
 }
 
-impl ToJson for kafka_wire::messages::list_groups_request::ListGroupsRequest {
+impl ToJson for list_groups_request::ListGroupsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("states_filter".into(), self.states_filter.to_json());
@@ -2430,7 +2431,7 @@ impl ToJson for kafka_wire::messages::list_groups_request::ListGroupsRequest {
     }
 }
 
-impl Random for kafka_wire::messages::list_groups_request::ListGroupsRequest {
+impl Random for list_groups_request::ListGroupsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (4..=5).contains(&v) {
@@ -2446,7 +2447,7 @@ impl Random for kafka_wire::messages::list_groups_request::ListGroupsRequest {
     }
 }
 
-impl ToJson for kafka_wire::messages::sasl_handshake_request::SaslHandshakeRequest {
+impl ToJson for sasl_handshake_request::SaslHandshakeRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("mechanism".into(), self.mechanism.to_json());
@@ -2455,7 +2456,7 @@ impl ToJson for kafka_wire::messages::sasl_handshake_request::SaslHandshakeReque
     }
 }
 
-impl Random for kafka_wire::messages::sasl_handshake_request::SaslHandshakeRequest {
+impl Random for sasl_handshake_request::SaslHandshakeRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -2465,7 +2466,7 @@ impl Random for kafka_wire::messages::sasl_handshake_request::SaslHandshakeReque
     }
 }
 
-impl ToJson for kafka_wire::messages::api_versions_request::ApiVersionsRequest {
+impl ToJson for api_versions_request::ApiVersionsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert(
@@ -2486,7 +2487,7 @@ impl ToJson for kafka_wire::messages::api_versions_request::ApiVersionsRequest {
     }
 }
 
-impl Random for kafka_wire::messages::api_versions_request::ApiVersionsRequest {
+impl Random for api_versions_request::ApiVersionsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (3..=5).contains(&v) {
@@ -2512,7 +2513,7 @@ impl Random for kafka_wire::messages::api_versions_request::ApiVersionsRequest {
     }
 }
 
-impl ToJson for kafka_wire::messages::create_topics_request::CreateTopicsRequest {
+impl ToJson for create_topics_request::CreateTopicsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topics".into(), self.topics.to_json());
@@ -2526,7 +2527,7 @@ impl ToJson for kafka_wire::messages::create_topics_request::CreateTopicsRequest
     }
 }
 
-impl Random for kafka_wire::messages::create_topics_request::CreateTopicsRequest {
+impl Random for create_topics_request::CreateTopicsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=7).contains(&v) {
@@ -2545,7 +2546,7 @@ impl Random for kafka_wire::messages::create_topics_request::CreateTopicsRequest
     }
 }
 
-impl ToJson for kafka_wire::messages::create_topics_request::CreatableTopic {
+impl ToJson for create_topics_request::CreatableTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -2564,7 +2565,7 @@ impl ToJson for kafka_wire::messages::create_topics_request::CreatableTopic {
     }
 }
 
-impl Random for kafka_wire::messages::create_topics_request::CreatableTopic {
+impl Random for create_topics_request::CreatableTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=7).contains(&v) {
@@ -2589,7 +2590,7 @@ impl Random for kafka_wire::messages::create_topics_request::CreatableTopic {
     }
 }
 
-impl ToJson for kafka_wire::messages::create_topics_request::CreatableReplicaAssignment {
+impl ToJson for create_topics_request::CreatableReplicaAssignment {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -2602,7 +2603,7 @@ impl ToJson for kafka_wire::messages::create_topics_request::CreatableReplicaAss
     }
 }
 
-impl Random for kafka_wire::messages::create_topics_request::CreatableReplicaAssignment {
+impl Random for create_topics_request::CreatableReplicaAssignment {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=7).contains(&v) {
@@ -2618,7 +2619,7 @@ impl Random for kafka_wire::messages::create_topics_request::CreatableReplicaAss
     }
 }
 
-impl ToJson for kafka_wire::messages::create_topics_request::CreatableTopicConfig {
+impl ToJson for create_topics_request::CreatableTopicConfig {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -2631,7 +2632,7 @@ impl ToJson for kafka_wire::messages::create_topics_request::CreatableTopicConfi
     }
 }
 
-impl Random for kafka_wire::messages::create_topics_request::CreatableTopicConfig {
+impl Random for create_topics_request::CreatableTopicConfig {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=7).contains(&v) {
@@ -2651,7 +2652,7 @@ impl Random for kafka_wire::messages::create_topics_request::CreatableTopicConfi
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_topics_request::DeleteTopicsRequest {
+impl ToJson for delete_topics_request::DeleteTopicsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_names".into(), self.topic_names.to_json());
@@ -2665,7 +2666,7 @@ impl ToJson for kafka_wire::messages::delete_topics_request::DeleteTopicsRequest
     }
 }
 
-impl Random for kafka_wire::messages::delete_topics_request::DeleteTopicsRequest {
+impl Random for delete_topics_request::DeleteTopicsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -2684,7 +2685,7 @@ impl Random for kafka_wire::messages::delete_topics_request::DeleteTopicsRequest
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_topics_request::DeleteTopicState {
+impl ToJson for delete_topics_request::DeleteTopicState {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -2697,7 +2698,7 @@ impl ToJson for kafka_wire::messages::delete_topics_request::DeleteTopicState {
     }
 }
 
-impl Random for kafka_wire::messages::delete_topics_request::DeleteTopicState {
+impl Random for delete_topics_request::DeleteTopicState {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (6..=6).contains(&v) {
@@ -2717,7 +2718,7 @@ impl Random for kafka_wire::messages::delete_topics_request::DeleteTopicState {
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_records_request::DeleteRecordsRequest {
+impl ToJson for delete_records_request::DeleteRecordsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topics".into(), self.topics.to_json());
@@ -2730,7 +2731,7 @@ impl ToJson for kafka_wire::messages::delete_records_request::DeleteRecordsReque
     }
 }
 
-impl Random for kafka_wire::messages::delete_records_request::DeleteRecordsRequest {
+impl Random for delete_records_request::DeleteRecordsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -2746,7 +2747,7 @@ impl Random for kafka_wire::messages::delete_records_request::DeleteRecordsReque
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_records_request::DeleteRecordsTopic {
+impl ToJson for delete_records_request::DeleteRecordsTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -2759,7 +2760,7 @@ impl ToJson for kafka_wire::messages::delete_records_request::DeleteRecordsTopic
     }
 }
 
-impl Random for kafka_wire::messages::delete_records_request::DeleteRecordsTopic {
+impl Random for delete_records_request::DeleteRecordsTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -2775,7 +2776,7 @@ impl Random for kafka_wire::messages::delete_records_request::DeleteRecordsTopic
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_records_request::DeleteRecordsPartition {
+impl ToJson for delete_records_request::DeleteRecordsPartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -2788,7 +2789,7 @@ impl ToJson for kafka_wire::messages::delete_records_request::DeleteRecordsParti
     }
 }
 
-impl Random for kafka_wire::messages::delete_records_request::DeleteRecordsPartition {
+impl Random for delete_records_request::DeleteRecordsPartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -2804,7 +2805,7 @@ impl Random for kafka_wire::messages::delete_records_request::DeleteRecordsParti
     }
 }
 
-impl ToJson for kafka_wire::messages::init_producer_id_request::InitProducerIdRequest {
+impl ToJson for init_producer_id_request::InitProducerIdRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("transactional_id".into(), self.transactional_id.to_json());
@@ -2822,7 +2823,7 @@ impl ToJson for kafka_wire::messages::init_producer_id_request::InitProducerIdRe
     }
 }
 
-impl Random for kafka_wire::messages::init_producer_id_request::InitProducerIdRequest {
+impl Random for init_producer_id_request::InitProducerIdRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -2848,7 +2849,7 @@ impl Random for kafka_wire::messages::init_producer_id_request::InitProducerIdRe
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_for_leader_epoch_request::OffsetForLeaderEpochRequest {
+impl ToJson for offset_for_leader_epoch_request::OffsetForLeaderEpochRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("replica_id".into(), self.replica_id.to_json());
@@ -2861,7 +2862,7 @@ impl ToJson for kafka_wire::messages::offset_for_leader_epoch_request::OffsetFor
     }
 }
 
-impl Random for kafka_wire::messages::offset_for_leader_epoch_request::OffsetForLeaderEpochRequest {
+impl Random for offset_for_leader_epoch_request::OffsetForLeaderEpochRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (3..=4).contains(&v) {
@@ -2877,7 +2878,7 @@ impl Random for kafka_wire::messages::offset_for_leader_epoch_request::OffsetFor
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_for_leader_epoch_request::OffsetForLeaderTopic {
+impl ToJson for offset_for_leader_epoch_request::OffsetForLeaderTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic".into(), self.topic.to_json());
@@ -2890,7 +2891,7 @@ impl ToJson for kafka_wire::messages::offset_for_leader_epoch_request::OffsetFor
     }
 }
 
-impl Random for kafka_wire::messages::offset_for_leader_epoch_request::OffsetForLeaderTopic {
+impl Random for offset_for_leader_epoch_request::OffsetForLeaderTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=4).contains(&v) {
@@ -2906,7 +2907,7 @@ impl Random for kafka_wire::messages::offset_for_leader_epoch_request::OffsetFor
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_for_leader_epoch_request::OffsetForLeaderPartition {
+impl ToJson for offset_for_leader_epoch_request::OffsetForLeaderPartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition".into(), self.partition.to_json());
@@ -2923,7 +2924,7 @@ impl ToJson for kafka_wire::messages::offset_for_leader_epoch_request::OffsetFor
     }
 }
 
-impl Random for kafka_wire::messages::offset_for_leader_epoch_request::OffsetForLeaderPartition {
+impl Random for offset_for_leader_epoch_request::OffsetForLeaderPartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=4).contains(&v) {
@@ -2942,7 +2943,7 @@ impl Random for kafka_wire::messages::offset_for_leader_epoch_request::OffsetFor
     }
 }
 
-impl ToJson for kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnRequest {
+impl ToJson for add_partitions_to_txn_request::AddPartitionsToTxnRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert(
@@ -2970,7 +2971,7 @@ impl ToJson for kafka_wire::messages::add_partitions_to_txn_request::AddPartitio
     }
 }
 
-impl Random for kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnRequest {
+impl Random for add_partitions_to_txn_request::AddPartitionsToTxnRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -2995,7 +2996,7 @@ impl Random for kafka_wire::messages::add_partitions_to_txn_request::AddPartitio
     }
 }
 
-impl ToJson for kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic {
+impl ToJson for add_partitions_to_txn_request::AddPartitionsToTxnTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -3008,7 +3009,7 @@ impl ToJson for kafka_wire::messages::add_partitions_to_txn_request::AddPartitio
     }
 }
 
-impl Random for kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic {
+impl Random for add_partitions_to_txn_request::AddPartitionsToTxnTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -3024,7 +3025,7 @@ impl Random for kafka_wire::messages::add_partitions_to_txn_request::AddPartitio
     }
 }
 
-impl ToJson for kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTransaction {
+impl ToJson for add_partitions_to_txn_request::AddPartitionsToTxnTransaction {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("transactional_id".into(), self.transactional_id.to_json());
@@ -3040,7 +3041,7 @@ impl ToJson for kafka_wire::messages::add_partitions_to_txn_request::AddPartitio
     }
 }
 
-impl Random for kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTransaction {
+impl Random for add_partitions_to_txn_request::AddPartitionsToTxnTransaction {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (4..=5).contains(&v) {
@@ -3065,7 +3066,7 @@ impl Random for kafka_wire::messages::add_partitions_to_txn_request::AddPartitio
     }
 }
 
-impl ToJson for kafka_wire::messages::add_offsets_to_txn_request::AddOffsetsToTxnRequest {
+impl ToJson for add_offsets_to_txn_request::AddOffsetsToTxnRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("transactional_id".into(), self.transactional_id.to_json());
@@ -3080,7 +3081,7 @@ impl ToJson for kafka_wire::messages::add_offsets_to_txn_request::AddOffsetsToTx
     }
 }
 
-impl Random for kafka_wire::messages::add_offsets_to_txn_request::AddOffsetsToTxnRequest {
+impl Random for add_offsets_to_txn_request::AddOffsetsToTxnRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=4).contains(&v) {
@@ -3102,7 +3103,7 @@ impl Random for kafka_wire::messages::add_offsets_to_txn_request::AddOffsetsToTx
     }
 }
 
-impl ToJson for kafka_wire::messages::end_txn_request::EndTxnRequest {
+impl ToJson for end_txn_request::EndTxnRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("transactional_id".into(), self.transactional_id.to_json());
@@ -3117,7 +3118,7 @@ impl ToJson for kafka_wire::messages::end_txn_request::EndTxnRequest {
     }
 }
 
-impl Random for kafka_wire::messages::end_txn_request::EndTxnRequest {
+impl Random for end_txn_request::EndTxnRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -3139,7 +3140,7 @@ impl Random for kafka_wire::messages::end_txn_request::EndTxnRequest {
     }
 }
 
-impl ToJson for kafka_wire::messages::write_txn_markers_request::WriteTxnMarkersRequest {
+impl ToJson for write_txn_markers_request::WriteTxnMarkersRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("markers".into(), self.markers.to_json());
@@ -3151,7 +3152,7 @@ impl ToJson for kafka_wire::messages::write_txn_markers_request::WriteTxnMarkers
     }
 }
 
-impl Random for kafka_wire::messages::write_txn_markers_request::WriteTxnMarkersRequest {
+impl Random for write_txn_markers_request::WriteTxnMarkersRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -3164,7 +3165,7 @@ impl Random for kafka_wire::messages::write_txn_markers_request::WriteTxnMarkers
     }
 }
 
-impl ToJson for kafka_wire::messages::write_txn_markers_request::WritableTxnMarker {
+impl ToJson for write_txn_markers_request::WritableTxnMarker {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("producer_id".into(), self.producer_id.to_json());
@@ -3187,7 +3188,7 @@ impl ToJson for kafka_wire::messages::write_txn_markers_request::WritableTxnMark
     }
 }
 
-impl Random for kafka_wire::messages::write_txn_markers_request::WritableTxnMarker {
+impl Random for write_txn_markers_request::WritableTxnMarker {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -3215,7 +3216,7 @@ impl Random for kafka_wire::messages::write_txn_markers_request::WritableTxnMark
     }
 }
 
-impl ToJson for kafka_wire::messages::write_txn_markers_request::WritableTxnMarkerTopic {
+impl ToJson for write_txn_markers_request::WritableTxnMarkerTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -3228,7 +3229,7 @@ impl ToJson for kafka_wire::messages::write_txn_markers_request::WritableTxnMark
     }
 }
 
-impl Random for kafka_wire::messages::write_txn_markers_request::WritableTxnMarkerTopic {
+impl Random for write_txn_markers_request::WritableTxnMarkerTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -3244,7 +3245,7 @@ impl Random for kafka_wire::messages::write_txn_markers_request::WritableTxnMark
     }
 }
 
-impl ToJson for kafka_wire::messages::txn_offset_commit_request::TxnOffsetCommitRequest {
+impl ToJson for txn_offset_commit_request::TxnOffsetCommitRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("transactional_id".into(), self.transactional_id.to_json());
@@ -3266,7 +3267,7 @@ impl ToJson for kafka_wire::messages::txn_offset_commit_request::TxnOffsetCommit
     }
 }
 
-impl Random for kafka_wire::messages::txn_offset_commit_request::TxnOffsetCommitRequest {
+impl Random for txn_offset_commit_request::TxnOffsetCommitRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=6).contains(&v) {
@@ -3304,7 +3305,7 @@ impl Random for kafka_wire::messages::txn_offset_commit_request::TxnOffsetCommit
     }
 }
 
-impl ToJson for kafka_wire::messages::txn_offset_commit_request::TxnOffsetCommitRequestTopic {
+impl ToJson for txn_offset_commit_request::TxnOffsetCommitRequestTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -3318,7 +3319,7 @@ impl ToJson for kafka_wire::messages::txn_offset_commit_request::TxnOffsetCommit
     }
 }
 
-impl Random for kafka_wire::messages::txn_offset_commit_request::TxnOffsetCommitRequestTopic {
+impl Random for txn_offset_commit_request::TxnOffsetCommitRequestTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -3337,7 +3338,7 @@ impl Random for kafka_wire::messages::txn_offset_commit_request::TxnOffsetCommit
     }
 }
 
-impl ToJson for kafka_wire::messages::txn_offset_commit_request::TxnOffsetCommitRequestPartition {
+impl ToJson for txn_offset_commit_request::TxnOffsetCommitRequestPartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -3358,7 +3359,7 @@ impl ToJson for kafka_wire::messages::txn_offset_commit_request::TxnOffsetCommit
     }
 }
 
-impl Random for kafka_wire::messages::txn_offset_commit_request::TxnOffsetCommitRequestPartition {
+impl Random for txn_offset_commit_request::TxnOffsetCommitRequestPartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=6).contains(&v) {
@@ -3384,7 +3385,7 @@ impl Random for kafka_wire::messages::txn_offset_commit_request::TxnOffsetCommit
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_acls_request::DescribeAclsRequest {
+impl ToJson for describe_acls_request::DescribeAclsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert(
@@ -3411,7 +3412,7 @@ impl ToJson for kafka_wire::messages::describe_acls_request::DescribeAclsRequest
     }
 }
 
-impl Random for kafka_wire::messages::describe_acls_request::DescribeAclsRequest {
+impl Random for describe_acls_request::DescribeAclsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -3454,7 +3455,7 @@ impl Random for kafka_wire::messages::describe_acls_request::DescribeAclsRequest
     }
 }
 
-impl ToJson for kafka_wire::messages::create_acls_request::CreateAclsRequest {
+impl ToJson for create_acls_request::CreateAclsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("creations".into(), self.creations.to_json());
@@ -3466,7 +3467,7 @@ impl ToJson for kafka_wire::messages::create_acls_request::CreateAclsRequest {
     }
 }
 
-impl Random for kafka_wire::messages::create_acls_request::CreateAclsRequest {
+impl Random for create_acls_request::CreateAclsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -3479,7 +3480,7 @@ impl Random for kafka_wire::messages::create_acls_request::CreateAclsRequest {
     }
 }
 
-impl ToJson for kafka_wire::messages::create_acls_request::AclCreation {
+impl ToJson for create_acls_request::AclCreation {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("resource_type".into(), self.resource_type.to_json());
@@ -3500,7 +3501,7 @@ impl ToJson for kafka_wire::messages::create_acls_request::AclCreation {
     }
 }
 
-impl Random for kafka_wire::messages::create_acls_request::AclCreation {
+impl Random for create_acls_request::AclCreation {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -3531,7 +3532,7 @@ impl Random for kafka_wire::messages::create_acls_request::AclCreation {
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_acls_request::DeleteAclsRequest {
+impl ToJson for delete_acls_request::DeleteAclsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("filters".into(), self.filters.to_json());
@@ -3543,7 +3544,7 @@ impl ToJson for kafka_wire::messages::delete_acls_request::DeleteAclsRequest {
     }
 }
 
-impl Random for kafka_wire::messages::delete_acls_request::DeleteAclsRequest {
+impl Random for delete_acls_request::DeleteAclsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -3556,7 +3557,7 @@ impl Random for kafka_wire::messages::delete_acls_request::DeleteAclsRequest {
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_acls_request::DeleteAclsFilter {
+impl ToJson for delete_acls_request::DeleteAclsFilter {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert(
@@ -3583,7 +3584,7 @@ impl ToJson for kafka_wire::messages::delete_acls_request::DeleteAclsFilter {
     }
 }
 
-impl Random for kafka_wire::messages::delete_acls_request::DeleteAclsFilter {
+impl Random for delete_acls_request::DeleteAclsFilter {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -3626,7 +3627,7 @@ impl Random for kafka_wire::messages::delete_acls_request::DeleteAclsFilter {
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_configs_request::DescribeConfigsRequest {
+impl ToJson for describe_configs_request::DescribeConfigsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("resources".into(), self.resources.to_json());
@@ -3643,7 +3644,7 @@ impl ToJson for kafka_wire::messages::describe_configs_request::DescribeConfigsR
     }
 }
 
-impl Random for kafka_wire::messages::describe_configs_request::DescribeConfigsRequest {
+impl Random for describe_configs_request::DescribeConfigsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=4).contains(&v) {
@@ -3662,7 +3663,7 @@ impl Random for kafka_wire::messages::describe_configs_request::DescribeConfigsR
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_configs_request::DescribeConfigsResource {
+impl ToJson for describe_configs_request::DescribeConfigsResource {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("resource_type".into(), self.resource_type.to_json());
@@ -3679,7 +3680,7 @@ impl ToJson for kafka_wire::messages::describe_configs_request::DescribeConfigsR
     }
 }
 
-impl Random for kafka_wire::messages::describe_configs_request::DescribeConfigsResource {
+impl Random for describe_configs_request::DescribeConfigsResource {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=4).contains(&v) {
@@ -3702,7 +3703,7 @@ impl Random for kafka_wire::messages::describe_configs_request::DescribeConfigsR
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_configs_request::AlterConfigsRequest {
+impl ToJson for alter_configs_request::AlterConfigsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("resources".into(), self.resources.to_json());
@@ -3715,7 +3716,7 @@ impl ToJson for kafka_wire::messages::alter_configs_request::AlterConfigsRequest
     }
 }
 
-impl Random for kafka_wire::messages::alter_configs_request::AlterConfigsRequest {
+impl Random for alter_configs_request::AlterConfigsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -3731,7 +3732,7 @@ impl Random for kafka_wire::messages::alter_configs_request::AlterConfigsRequest
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_configs_request::AlterConfigsResource {
+impl ToJson for alter_configs_request::AlterConfigsResource {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("resource_type".into(), self.resource_type.to_json());
@@ -3745,7 +3746,7 @@ impl ToJson for kafka_wire::messages::alter_configs_request::AlterConfigsResourc
     }
 }
 
-impl Random for kafka_wire::messages::alter_configs_request::AlterConfigsResource {
+impl Random for alter_configs_request::AlterConfigsResource {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -3764,7 +3765,7 @@ impl Random for kafka_wire::messages::alter_configs_request::AlterConfigsResourc
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_configs_request::AlterableConfig {
+impl ToJson for alter_configs_request::AlterableConfig {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -3777,7 +3778,7 @@ impl ToJson for kafka_wire::messages::alter_configs_request::AlterableConfig {
     }
 }
 
-impl Random for kafka_wire::messages::alter_configs_request::AlterableConfig {
+impl Random for alter_configs_request::AlterableConfig {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -3797,7 +3798,7 @@ impl Random for kafka_wire::messages::alter_configs_request::AlterableConfig {
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_replica_log_dirs_request::AlterReplicaLogDirsRequest {
+impl ToJson for alter_replica_log_dirs_request::AlterReplicaLogDirsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("dirs".into(), self.dirs.to_json());
@@ -3809,7 +3810,7 @@ impl ToJson for kafka_wire::messages::alter_replica_log_dirs_request::AlterRepli
     }
 }
 
-impl Random for kafka_wire::messages::alter_replica_log_dirs_request::AlterReplicaLogDirsRequest {
+impl Random for alter_replica_log_dirs_request::AlterReplicaLogDirsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -3822,7 +3823,7 @@ impl Random for kafka_wire::messages::alter_replica_log_dirs_request::AlterRepli
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_replica_log_dirs_request::AlterReplicaLogDir {
+impl ToJson for alter_replica_log_dirs_request::AlterReplicaLogDir {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("path".into(), self.path.to_json());
@@ -3835,7 +3836,7 @@ impl ToJson for kafka_wire::messages::alter_replica_log_dirs_request::AlterRepli
     }
 }
 
-impl Random for kafka_wire::messages::alter_replica_log_dirs_request::AlterReplicaLogDir {
+impl Random for alter_replica_log_dirs_request::AlterReplicaLogDir {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -3851,7 +3852,7 @@ impl Random for kafka_wire::messages::alter_replica_log_dirs_request::AlterRepli
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_replica_log_dirs_request::AlterReplicaLogDirTopic {
+impl ToJson for alter_replica_log_dirs_request::AlterReplicaLogDirTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -3864,7 +3865,7 @@ impl ToJson for kafka_wire::messages::alter_replica_log_dirs_request::AlterRepli
     }
 }
 
-impl Random for kafka_wire::messages::alter_replica_log_dirs_request::AlterReplicaLogDirTopic {
+impl Random for alter_replica_log_dirs_request::AlterReplicaLogDirTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -3880,7 +3881,7 @@ impl Random for kafka_wire::messages::alter_replica_log_dirs_request::AlterRepli
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_log_dirs_request::DescribeLogDirsRequest {
+impl ToJson for describe_log_dirs_request::DescribeLogDirsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topics".into(), self.topics.to_json());
@@ -3892,7 +3893,7 @@ impl ToJson for kafka_wire::messages::describe_log_dirs_request::DescribeLogDirs
     }
 }
 
-impl Random for kafka_wire::messages::describe_log_dirs_request::DescribeLogDirsRequest {
+impl Random for describe_log_dirs_request::DescribeLogDirsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -3909,7 +3910,7 @@ impl Random for kafka_wire::messages::describe_log_dirs_request::DescribeLogDirs
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_log_dirs_request::DescribableLogDirTopic {
+impl ToJson for describe_log_dirs_request::DescribableLogDirTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic".into(), self.topic.to_json());
@@ -3922,7 +3923,7 @@ impl ToJson for kafka_wire::messages::describe_log_dirs_request::DescribableLogD
     }
 }
 
-impl Random for kafka_wire::messages::describe_log_dirs_request::DescribableLogDirTopic {
+impl Random for describe_log_dirs_request::DescribableLogDirTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -3938,7 +3939,7 @@ impl Random for kafka_wire::messages::describe_log_dirs_request::DescribableLogD
     }
 }
 
-impl ToJson for kafka_wire::messages::sasl_authenticate_request::SaslAuthenticateRequest {
+impl ToJson for sasl_authenticate_request::SaslAuthenticateRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("auth_bytes".into(), self.auth_bytes.to_json());
@@ -3950,7 +3951,7 @@ impl ToJson for kafka_wire::messages::sasl_authenticate_request::SaslAuthenticat
     }
 }
 
-impl Random for kafka_wire::messages::sasl_authenticate_request::SaslAuthenticateRequest {
+impl Random for sasl_authenticate_request::SaslAuthenticateRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -3963,7 +3964,7 @@ impl Random for kafka_wire::messages::sasl_authenticate_request::SaslAuthenticat
     }
 }
 
-impl ToJson for kafka_wire::messages::create_partitions_request::CreatePartitionsRequest {
+impl ToJson for create_partitions_request::CreatePartitionsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topics".into(), self.topics.to_json());
@@ -3977,7 +3978,7 @@ impl ToJson for kafka_wire::messages::create_partitions_request::CreatePartition
     }
 }
 
-impl Random for kafka_wire::messages::create_partitions_request::CreatePartitionsRequest {
+impl Random for create_partitions_request::CreatePartitionsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -3996,7 +3997,7 @@ impl Random for kafka_wire::messages::create_partitions_request::CreatePartition
     }
 }
 
-impl ToJson for kafka_wire::messages::create_partitions_request::CreatePartitionsTopic {
+impl ToJson for create_partitions_request::CreatePartitionsTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -4010,7 +4011,7 @@ impl ToJson for kafka_wire::messages::create_partitions_request::CreatePartition
     }
 }
 
-impl Random for kafka_wire::messages::create_partitions_request::CreatePartitionsTopic {
+impl Random for create_partitions_request::CreatePartitionsTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -4033,7 +4034,7 @@ impl Random for kafka_wire::messages::create_partitions_request::CreatePartition
     }
 }
 
-impl ToJson for kafka_wire::messages::create_partitions_request::CreatePartitionsAssignment {
+impl ToJson for create_partitions_request::CreatePartitionsAssignment {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("broker_ids".into(), self.broker_ids.to_json());
@@ -4045,7 +4046,7 @@ impl ToJson for kafka_wire::messages::create_partitions_request::CreatePartition
     }
 }
 
-impl Random for kafka_wire::messages::create_partitions_request::CreatePartitionsAssignment {
+impl Random for create_partitions_request::CreatePartitionsAssignment {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -4058,9 +4059,7 @@ impl Random for kafka_wire::messages::create_partitions_request::CreatePartition
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::create_delegation_token_request::CreateDelegationTokenRequest
-{
+impl ToJson for create_delegation_token_request::CreateDelegationTokenRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert(
@@ -4081,9 +4080,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::create_delegation_token_request::CreateDelegationTokenRequest
-{
+impl Random for create_delegation_token_request::CreateDelegationTokenRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (3..=3).contains(&v) {
@@ -4113,7 +4110,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::create_delegation_token_request::CreatableRenewers {
+impl ToJson for create_delegation_token_request::CreatableRenewers {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("principal_type".into(), self.principal_type.to_json());
@@ -4126,7 +4123,7 @@ impl ToJson for kafka_wire::messages::create_delegation_token_request::Creatable
     }
 }
 
-impl Random for kafka_wire::messages::create_delegation_token_request::CreatableRenewers {
+impl Random for create_delegation_token_request::CreatableRenewers {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -4142,7 +4139,7 @@ impl Random for kafka_wire::messages::create_delegation_token_request::Creatable
     }
 }
 
-impl ToJson for kafka_wire::messages::renew_delegation_token_request::RenewDelegationTokenRequest {
+impl ToJson for renew_delegation_token_request::RenewDelegationTokenRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("hmac".into(), self.hmac.to_json());
@@ -4155,7 +4152,7 @@ impl ToJson for kafka_wire::messages::renew_delegation_token_request::RenewDeleg
     }
 }
 
-impl Random for kafka_wire::messages::renew_delegation_token_request::RenewDelegationTokenRequest {
+impl Random for renew_delegation_token_request::RenewDelegationTokenRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -4171,9 +4168,7 @@ impl Random for kafka_wire::messages::renew_delegation_token_request::RenewDeleg
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::expire_delegation_token_request::ExpireDelegationTokenRequest
-{
+impl ToJson for expire_delegation_token_request::ExpireDelegationTokenRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("hmac".into(), self.hmac.to_json());
@@ -4189,9 +4184,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::expire_delegation_token_request::ExpireDelegationTokenRequest
-{
+impl Random for expire_delegation_token_request::ExpireDelegationTokenRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -4207,9 +4200,7 @@ impl Random
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::describe_delegation_token_request::DescribeDelegationTokenRequest
-{
+impl ToJson for describe_delegation_token_request::DescribeDelegationTokenRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("owners".into(), self.owners.to_json());
@@ -4221,9 +4212,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::describe_delegation_token_request::DescribeDelegationTokenRequest
-{
+impl Random for describe_delegation_token_request::DescribeDelegationTokenRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -4240,9 +4229,7 @@ impl Random
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::describe_delegation_token_request::DescribeDelegationTokenOwner
-{
+impl ToJson for describe_delegation_token_request::DescribeDelegationTokenOwner {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("principal_type".into(), self.principal_type.to_json());
@@ -4255,9 +4242,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::describe_delegation_token_request::DescribeDelegationTokenOwner
-{
+impl Random for describe_delegation_token_request::DescribeDelegationTokenOwner {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -4273,7 +4258,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_groups_request::DeleteGroupsRequest {
+impl ToJson for delete_groups_request::DeleteGroupsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("groups_names".into(), self.groups_names.to_json());
@@ -4285,7 +4270,7 @@ impl ToJson for kafka_wire::messages::delete_groups_request::DeleteGroupsRequest
     }
 }
 
-impl Random for kafka_wire::messages::delete_groups_request::DeleteGroupsRequest {
+impl Random for delete_groups_request::DeleteGroupsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -4298,7 +4283,7 @@ impl Random for kafka_wire::messages::delete_groups_request::DeleteGroupsRequest
     }
 }
 
-impl ToJson for kafka_wire::messages::elect_leaders_request::ElectLeadersRequest {
+impl ToJson for elect_leaders_request::ElectLeadersRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("election_type".into(), self.election_type.to_json());
@@ -4312,7 +4297,7 @@ impl ToJson for kafka_wire::messages::elect_leaders_request::ElectLeadersRequest
     }
 }
 
-impl Random for kafka_wire::messages::elect_leaders_request::ElectLeadersRequest {
+impl Random for elect_leaders_request::ElectLeadersRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -4335,7 +4320,7 @@ impl Random for kafka_wire::messages::elect_leaders_request::ElectLeadersRequest
     }
 }
 
-impl ToJson for kafka_wire::messages::elect_leaders_request::TopicPartitions {
+impl ToJson for elect_leaders_request::TopicPartitions {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic".into(), self.topic.to_json());
@@ -4348,7 +4333,7 @@ impl ToJson for kafka_wire::messages::elect_leaders_request::TopicPartitions {
     }
 }
 
-impl Random for kafka_wire::messages::elect_leaders_request::TopicPartitions {
+impl Random for elect_leaders_request::TopicPartitions {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -4364,9 +4349,7 @@ impl Random for kafka_wire::messages::elect_leaders_request::TopicPartitions {
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::incremental_alter_configs_request::IncrementalAlterConfigsRequest
-{
+impl ToJson for incremental_alter_configs_request::IncrementalAlterConfigsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("resources".into(), self.resources.to_json());
@@ -4379,9 +4362,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::incremental_alter_configs_request::IncrementalAlterConfigsRequest
-{
+impl Random for incremental_alter_configs_request::IncrementalAlterConfigsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -4397,7 +4378,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::incremental_alter_configs_request::AlterConfigsResource {
+impl ToJson for incremental_alter_configs_request::AlterConfigsResource {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("resource_type".into(), self.resource_type.to_json());
@@ -4411,7 +4392,7 @@ impl ToJson for kafka_wire::messages::incremental_alter_configs_request::AlterCo
     }
 }
 
-impl Random for kafka_wire::messages::incremental_alter_configs_request::AlterConfigsResource {
+impl Random for incremental_alter_configs_request::AlterConfigsResource {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -4430,7 +4411,7 @@ impl Random for kafka_wire::messages::incremental_alter_configs_request::AlterCo
     }
 }
 
-impl ToJson for kafka_wire::messages::incremental_alter_configs_request::AlterableConfig {
+impl ToJson for incremental_alter_configs_request::AlterableConfig {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -4444,7 +4425,7 @@ impl ToJson for kafka_wire::messages::incremental_alter_configs_request::Alterab
     }
 }
 
-impl Random for kafka_wire::messages::incremental_alter_configs_request::AlterableConfig {
+impl Random for incremental_alter_configs_request::AlterableConfig {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -4467,18 +4448,24 @@ impl Random for kafka_wire::messages::incremental_alter_configs_request::Alterab
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_partition_reassignments_request::AlterPartitionReassignmentsRequest {
+impl ToJson for alter_partition_reassignments_request::AlterPartitionReassignmentsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("timeout_ms".into(), self.timeout_ms.to_json());
-        m.insert("allow_replication_factor_change".into(), self.allow_replication_factor_change.to_json());
+        m.insert(
+            "allow_replication_factor_change".into(),
+            self.allow_replication_factor_change.to_json(),
+        );
         m.insert("topics".into(), self.topics.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::alter_partition_reassignments_request::AlterPartitionReassignmentsRequest {
+impl Random for alter_partition_reassignments_request::AlterPartitionReassignmentsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -4497,7 +4484,7 @@ impl Random for kafka_wire::messages::alter_partition_reassignments_request::Alt
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_partition_reassignments_request::ReassignableTopic {
+impl ToJson for alter_partition_reassignments_request::ReassignableTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -4510,7 +4497,7 @@ impl ToJson for kafka_wire::messages::alter_partition_reassignments_request::Rea
     }
 }
 
-impl Random for kafka_wire::messages::alter_partition_reassignments_request::ReassignableTopic {
+impl Random for alter_partition_reassignments_request::ReassignableTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -4526,7 +4513,7 @@ impl Random for kafka_wire::messages::alter_partition_reassignments_request::Rea
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_partition_reassignments_request::ReassignablePartition {
+impl ToJson for alter_partition_reassignments_request::ReassignablePartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -4539,7 +4526,7 @@ impl ToJson for kafka_wire::messages::alter_partition_reassignments_request::Rea
     }
 }
 
-impl Random for kafka_wire::messages::alter_partition_reassignments_request::ReassignablePartition {
+impl Random for alter_partition_reassignments_request::ReassignablePartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -4559,24 +4546,31 @@ impl Random for kafka_wire::messages::alter_partition_reassignments_request::Rea
     }
 }
 
-impl ToJson for kafka_wire::messages::list_partition_reassignments_request::ListPartitionReassignmentsRequest {
+impl ToJson for list_partition_reassignments_request::ListPartitionReassignmentsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("timeout_ms".into(), self.timeout_ms.to_json());
         m.insert("topics".into(), self.topics.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::list_partition_reassignments_request::ListPartitionReassignmentsRequest {
+impl Random for list_partition_reassignments_request::ListPartitionReassignmentsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
             x.timeout_ms = Random::random(r, v, flexible);
         }
         if (0..=0).contains(&v) {
-            x.topics = if (0..=0).contains(&v) && r.one_in(4) { None } else { Some(Random::random(r, v, flexible)) };
+            x.topics = if (0..=0).contains(&v) && r.one_in(4) {
+                None
+            } else {
+                Some(Random::random(r, v, flexible))
+            };
         }
         if flexible {
             x.unknown_tagged_fields = r.unknown_tags();
@@ -4585,9 +4579,7 @@ impl Random for kafka_wire::messages::list_partition_reassignments_request::List
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::list_partition_reassignments_request::ListPartitionReassignmentsTopics
-{
+impl ToJson for list_partition_reassignments_request::ListPartitionReassignmentsTopics {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -4600,9 +4592,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::list_partition_reassignments_request::ListPartitionReassignmentsTopics
-{
+impl Random for list_partition_reassignments_request::ListPartitionReassignmentsTopics {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -4618,7 +4608,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_delete_request::OffsetDeleteRequest {
+impl ToJson for offset_delete_request::OffsetDeleteRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -4628,7 +4618,7 @@ impl ToJson for kafka_wire::messages::offset_delete_request::OffsetDeleteRequest
     }
 }
 
-impl Random for kafka_wire::messages::offset_delete_request::OffsetDeleteRequest {
+impl Random for offset_delete_request::OffsetDeleteRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -4641,7 +4631,7 @@ impl Random for kafka_wire::messages::offset_delete_request::OffsetDeleteRequest
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_delete_request::OffsetDeleteRequestTopic {
+impl ToJson for offset_delete_request::OffsetDeleteRequestTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -4651,7 +4641,7 @@ impl ToJson for kafka_wire::messages::offset_delete_request::OffsetDeleteRequest
     }
 }
 
-impl Random for kafka_wire::messages::offset_delete_request::OffsetDeleteRequestTopic {
+impl Random for offset_delete_request::OffsetDeleteRequestTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -4664,7 +4654,7 @@ impl Random for kafka_wire::messages::offset_delete_request::OffsetDeleteRequest
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_delete_request::OffsetDeleteRequestPartition {
+impl ToJson for offset_delete_request::OffsetDeleteRequestPartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -4673,7 +4663,7 @@ impl ToJson for kafka_wire::messages::offset_delete_request::OffsetDeleteRequest
     }
 }
 
-impl Random for kafka_wire::messages::offset_delete_request::OffsetDeleteRequestPartition {
+impl Random for offset_delete_request::OffsetDeleteRequestPartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -4683,7 +4673,7 @@ impl Random for kafka_wire::messages::offset_delete_request::OffsetDeleteRequest
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_client_quotas_request::DescribeClientQuotasRequest {
+impl ToJson for describe_client_quotas_request::DescribeClientQuotasRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("components".into(), self.components.to_json());
@@ -4696,7 +4686,7 @@ impl ToJson for kafka_wire::messages::describe_client_quotas_request::DescribeCl
     }
 }
 
-impl Random for kafka_wire::messages::describe_client_quotas_request::DescribeClientQuotasRequest {
+impl Random for describe_client_quotas_request::DescribeClientQuotasRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -4712,7 +4702,7 @@ impl Random for kafka_wire::messages::describe_client_quotas_request::DescribeCl
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_client_quotas_request::ComponentData {
+impl ToJson for describe_client_quotas_request::ComponentData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("entity_type".into(), self.entity_type.to_json());
@@ -4726,7 +4716,7 @@ impl ToJson for kafka_wire::messages::describe_client_quotas_request::ComponentD
     }
 }
 
-impl Random for kafka_wire::messages::describe_client_quotas_request::ComponentData {
+impl Random for describe_client_quotas_request::ComponentData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -4749,7 +4739,7 @@ impl Random for kafka_wire::messages::describe_client_quotas_request::ComponentD
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_client_quotas_request::AlterClientQuotasRequest {
+impl ToJson for alter_client_quotas_request::AlterClientQuotasRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("entries".into(), self.entries.to_json());
@@ -4762,7 +4752,7 @@ impl ToJson for kafka_wire::messages::alter_client_quotas_request::AlterClientQu
     }
 }
 
-impl Random for kafka_wire::messages::alter_client_quotas_request::AlterClientQuotasRequest {
+impl Random for alter_client_quotas_request::AlterClientQuotasRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -4778,7 +4768,7 @@ impl Random for kafka_wire::messages::alter_client_quotas_request::AlterClientQu
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_client_quotas_request::EntryData {
+impl ToJson for alter_client_quotas_request::EntryData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("entity".into(), self.entity.to_json());
@@ -4791,7 +4781,7 @@ impl ToJson for kafka_wire::messages::alter_client_quotas_request::EntryData {
     }
 }
 
-impl Random for kafka_wire::messages::alter_client_quotas_request::EntryData {
+impl Random for alter_client_quotas_request::EntryData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -4807,7 +4797,7 @@ impl Random for kafka_wire::messages::alter_client_quotas_request::EntryData {
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_client_quotas_request::EntityData {
+impl ToJson for alter_client_quotas_request::EntityData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("entity_type".into(), self.entity_type.to_json());
@@ -4820,7 +4810,7 @@ impl ToJson for kafka_wire::messages::alter_client_quotas_request::EntityData {
     }
 }
 
-impl Random for kafka_wire::messages::alter_client_quotas_request::EntityData {
+impl Random for alter_client_quotas_request::EntityData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -4840,7 +4830,7 @@ impl Random for kafka_wire::messages::alter_client_quotas_request::EntityData {
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_client_quotas_request::OpData {
+impl ToJson for alter_client_quotas_request::OpData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("key".into(), self.key.to_json());
@@ -4854,7 +4844,7 @@ impl ToJson for kafka_wire::messages::alter_client_quotas_request::OpData {
     }
 }
 
-impl Random for kafka_wire::messages::alter_client_quotas_request::OpData {
+impl Random for alter_client_quotas_request::OpData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -4873,20 +4863,27 @@ impl Random for kafka_wire::messages::alter_client_quotas_request::OpData {
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest {
+impl ToJson for describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("users".into(), self.users.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest {
+impl Random for describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
-            x.users = if (0..=0).contains(&v) && r.one_in(4) { None } else { Some(Random::random(r, v, flexible)) };
+            x.users = if (0..=0).contains(&v) && r.one_in(4) {
+                None
+            } else {
+                Some(Random::random(r, v, flexible))
+            };
         }
         if flexible {
             x.unknown_tagged_fields = r.unknown_tags();
@@ -4895,7 +4892,7 @@ impl Random for kafka_wire::messages::describe_user_scram_credentials_request::D
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_user_scram_credentials_request::UserName {
+impl ToJson for describe_user_scram_credentials_request::UserName {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -4907,7 +4904,7 @@ impl ToJson for kafka_wire::messages::describe_user_scram_credentials_request::U
     }
 }
 
-impl Random for kafka_wire::messages::describe_user_scram_credentials_request::UserName {
+impl Random for describe_user_scram_credentials_request::UserName {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -4920,9 +4917,7 @@ impl Random for kafka_wire::messages::describe_user_scram_credentials_request::U
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::alter_user_scram_credentials_request::AlterUserScramCredentialsRequest
-{
+impl ToJson for alter_user_scram_credentials_request::AlterUserScramCredentialsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("deletions".into(), self.deletions.to_json());
@@ -4935,9 +4930,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::alter_user_scram_credentials_request::AlterUserScramCredentialsRequest
-{
+impl Random for alter_user_scram_credentials_request::AlterUserScramCredentialsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -4953,9 +4946,7 @@ impl Random
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::alter_user_scram_credentials_request::ScramCredentialDeletion
-{
+impl ToJson for alter_user_scram_credentials_request::ScramCredentialDeletion {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -4968,9 +4959,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::alter_user_scram_credentials_request::ScramCredentialDeletion
-{
+impl Random for alter_user_scram_credentials_request::ScramCredentialDeletion {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -4986,9 +4975,7 @@ impl Random
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::alter_user_scram_credentials_request::ScramCredentialUpsertion
-{
+impl ToJson for alter_user_scram_credentials_request::ScramCredentialUpsertion {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -5004,9 +4991,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::alter_user_scram_credentials_request::ScramCredentialUpsertion
-{
+impl Random for alter_user_scram_credentials_request::ScramCredentialUpsertion {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -5031,7 +5016,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::vote_request::VoteRequest {
+impl ToJson for vote_request::VoteRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("cluster_id".into(), self.cluster_id.to_json());
@@ -5045,7 +5030,7 @@ impl ToJson for kafka_wire::messages::vote_request::VoteRequest {
     }
 }
 
-impl Random for kafka_wire::messages::vote_request::VoteRequest {
+impl Random for vote_request::VoteRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -5068,7 +5053,7 @@ impl Random for kafka_wire::messages::vote_request::VoteRequest {
     }
 }
 
-impl ToJson for kafka_wire::messages::vote_request::TopicData {
+impl ToJson for vote_request::TopicData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -5081,7 +5066,7 @@ impl ToJson for kafka_wire::messages::vote_request::TopicData {
     }
 }
 
-impl Random for kafka_wire::messages::vote_request::TopicData {
+impl Random for vote_request::TopicData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -5097,7 +5082,7 @@ impl Random for kafka_wire::messages::vote_request::TopicData {
     }
 }
 
-impl ToJson for kafka_wire::messages::vote_request::PartitionData {
+impl ToJson for vote_request::PartitionData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -5122,7 +5107,7 @@ impl ToJson for kafka_wire::messages::vote_request::PartitionData {
     }
 }
 
-impl Random for kafka_wire::messages::vote_request::PartitionData {
+impl Random for vote_request::PartitionData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -5156,7 +5141,7 @@ impl Random for kafka_wire::messages::vote_request::PartitionData {
     }
 }
 
-impl ToJson for kafka_wire::messages::begin_quorum_epoch_request::BeginQuorumEpochRequest {
+impl ToJson for begin_quorum_epoch_request::BeginQuorumEpochRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("cluster_id".into(), self.cluster_id.to_json());
@@ -5171,7 +5156,7 @@ impl ToJson for kafka_wire::messages::begin_quorum_epoch_request::BeginQuorumEpo
     }
 }
 
-impl Random for kafka_wire::messages::begin_quorum_epoch_request::BeginQuorumEpochRequest {
+impl Random for begin_quorum_epoch_request::BeginQuorumEpochRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -5197,7 +5182,7 @@ impl Random for kafka_wire::messages::begin_quorum_epoch_request::BeginQuorumEpo
     }
 }
 
-impl ToJson for kafka_wire::messages::begin_quorum_epoch_request::TopicData {
+impl ToJson for begin_quorum_epoch_request::TopicData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -5210,7 +5195,7 @@ impl ToJson for kafka_wire::messages::begin_quorum_epoch_request::TopicData {
     }
 }
 
-impl Random for kafka_wire::messages::begin_quorum_epoch_request::TopicData {
+impl Random for begin_quorum_epoch_request::TopicData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -5226,7 +5211,7 @@ impl Random for kafka_wire::messages::begin_quorum_epoch_request::TopicData {
     }
 }
 
-impl ToJson for kafka_wire::messages::begin_quorum_epoch_request::LeaderEndpoint {
+impl ToJson for begin_quorum_epoch_request::LeaderEndpoint {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -5240,7 +5225,7 @@ impl ToJson for kafka_wire::messages::begin_quorum_epoch_request::LeaderEndpoint
     }
 }
 
-impl Random for kafka_wire::messages::begin_quorum_epoch_request::LeaderEndpoint {
+impl Random for begin_quorum_epoch_request::LeaderEndpoint {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=1).contains(&v) {
@@ -5259,7 +5244,7 @@ impl Random for kafka_wire::messages::begin_quorum_epoch_request::LeaderEndpoint
     }
 }
 
-impl ToJson for kafka_wire::messages::begin_quorum_epoch_request::PartitionData {
+impl ToJson for begin_quorum_epoch_request::PartitionData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -5277,7 +5262,7 @@ impl ToJson for kafka_wire::messages::begin_quorum_epoch_request::PartitionData 
     }
 }
 
-impl Random for kafka_wire::messages::begin_quorum_epoch_request::PartitionData {
+impl Random for begin_quorum_epoch_request::PartitionData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -5299,7 +5284,7 @@ impl Random for kafka_wire::messages::begin_quorum_epoch_request::PartitionData 
     }
 }
 
-impl ToJson for kafka_wire::messages::end_quorum_epoch_request::EndQuorumEpochRequest {
+impl ToJson for end_quorum_epoch_request::EndQuorumEpochRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("cluster_id".into(), self.cluster_id.to_json());
@@ -5313,7 +5298,7 @@ impl ToJson for kafka_wire::messages::end_quorum_epoch_request::EndQuorumEpochRe
     }
 }
 
-impl Random for kafka_wire::messages::end_quorum_epoch_request::EndQuorumEpochRequest {
+impl Random for end_quorum_epoch_request::EndQuorumEpochRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -5336,7 +5321,7 @@ impl Random for kafka_wire::messages::end_quorum_epoch_request::EndQuorumEpochRe
     }
 }
 
-impl ToJson for kafka_wire::messages::end_quorum_epoch_request::TopicData {
+impl ToJson for end_quorum_epoch_request::TopicData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -5349,7 +5334,7 @@ impl ToJson for kafka_wire::messages::end_quorum_epoch_request::TopicData {
     }
 }
 
-impl Random for kafka_wire::messages::end_quorum_epoch_request::TopicData {
+impl Random for end_quorum_epoch_request::TopicData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -5365,7 +5350,7 @@ impl Random for kafka_wire::messages::end_quorum_epoch_request::TopicData {
     }
 }
 
-impl ToJson for kafka_wire::messages::end_quorum_epoch_request::LeaderEndpoint {
+impl ToJson for end_quorum_epoch_request::LeaderEndpoint {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -5379,7 +5364,7 @@ impl ToJson for kafka_wire::messages::end_quorum_epoch_request::LeaderEndpoint {
     }
 }
 
-impl Random for kafka_wire::messages::end_quorum_epoch_request::LeaderEndpoint {
+impl Random for end_quorum_epoch_request::LeaderEndpoint {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=1).contains(&v) {
@@ -5398,7 +5383,7 @@ impl Random for kafka_wire::messages::end_quorum_epoch_request::LeaderEndpoint {
     }
 }
 
-impl ToJson for kafka_wire::messages::end_quorum_epoch_request::PartitionData {
+impl ToJson for end_quorum_epoch_request::PartitionData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -5420,7 +5405,7 @@ impl ToJson for kafka_wire::messages::end_quorum_epoch_request::PartitionData {
     }
 }
 
-impl Random for kafka_wire::messages::end_quorum_epoch_request::PartitionData {
+impl Random for end_quorum_epoch_request::PartitionData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -5445,7 +5430,7 @@ impl Random for kafka_wire::messages::end_quorum_epoch_request::PartitionData {
     }
 }
 
-impl ToJson for kafka_wire::messages::end_quorum_epoch_request::ReplicaInfo {
+impl ToJson for end_quorum_epoch_request::ReplicaInfo {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("candidate_id".into(), self.candidate_id.to_json());
@@ -5461,7 +5446,7 @@ impl ToJson for kafka_wire::messages::end_quorum_epoch_request::ReplicaInfo {
     }
 }
 
-impl Random for kafka_wire::messages::end_quorum_epoch_request::ReplicaInfo {
+impl Random for end_quorum_epoch_request::ReplicaInfo {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=1).contains(&v) {
@@ -5477,7 +5462,7 @@ impl Random for kafka_wire::messages::end_quorum_epoch_request::ReplicaInfo {
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_quorum_request::DescribeQuorumRequest {
+impl ToJson for describe_quorum_request::DescribeQuorumRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topics".into(), self.topics.to_json());
@@ -5489,7 +5474,7 @@ impl ToJson for kafka_wire::messages::describe_quorum_request::DescribeQuorumReq
     }
 }
 
-impl Random for kafka_wire::messages::describe_quorum_request::DescribeQuorumRequest {
+impl Random for describe_quorum_request::DescribeQuorumRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -5502,7 +5487,7 @@ impl Random for kafka_wire::messages::describe_quorum_request::DescribeQuorumReq
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_quorum_request::TopicData {
+impl ToJson for describe_quorum_request::TopicData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -5515,7 +5500,7 @@ impl ToJson for kafka_wire::messages::describe_quorum_request::TopicData {
     }
 }
 
-impl Random for kafka_wire::messages::describe_quorum_request::TopicData {
+impl Random for describe_quorum_request::TopicData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -5531,7 +5516,7 @@ impl Random for kafka_wire::messages::describe_quorum_request::TopicData {
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_quorum_request::PartitionData {
+impl ToJson for describe_quorum_request::PartitionData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -5543,7 +5528,7 @@ impl ToJson for kafka_wire::messages::describe_quorum_request::PartitionData {
     }
 }
 
-impl Random for kafka_wire::messages::describe_quorum_request::PartitionData {
+impl Random for describe_quorum_request::PartitionData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -5556,7 +5541,7 @@ impl Random for kafka_wire::messages::describe_quorum_request::PartitionData {
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_partition_request::AlterPartitionRequest {
+impl ToJson for alter_partition_request::AlterPartitionRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("broker_id".into(), self.broker_id.to_json());
@@ -5570,7 +5555,7 @@ impl ToJson for kafka_wire::messages::alter_partition_request::AlterPartitionReq
     }
 }
 
-impl Random for kafka_wire::messages::alter_partition_request::AlterPartitionRequest {
+impl Random for alter_partition_request::AlterPartitionRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -5589,7 +5574,7 @@ impl Random for kafka_wire::messages::alter_partition_request::AlterPartitionReq
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_partition_request::TopicData {
+impl ToJson for alter_partition_request::TopicData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -5603,7 +5588,7 @@ impl ToJson for kafka_wire::messages::alter_partition_request::TopicData {
     }
 }
 
-impl Random for kafka_wire::messages::alter_partition_request::TopicData {
+impl Random for alter_partition_request::TopicData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -5622,7 +5607,7 @@ impl Random for kafka_wire::messages::alter_partition_request::TopicData {
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_partition_request::PartitionData {
+impl ToJson for alter_partition_request::PartitionData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -5645,7 +5630,7 @@ impl ToJson for kafka_wire::messages::alter_partition_request::PartitionData {
     }
 }
 
-impl Random for kafka_wire::messages::alter_partition_request::PartitionData {
+impl Random for alter_partition_request::PartitionData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -5673,7 +5658,7 @@ impl Random for kafka_wire::messages::alter_partition_request::PartitionData {
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_partition_request::BrokerState {
+impl ToJson for alter_partition_request::BrokerState {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("broker_id".into(), self.broker_id.to_json());
@@ -5686,7 +5671,7 @@ impl ToJson for kafka_wire::messages::alter_partition_request::BrokerState {
     }
 }
 
-impl Random for kafka_wire::messages::alter_partition_request::BrokerState {
+impl Random for alter_partition_request::BrokerState {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (3..=3).contains(&v) {
@@ -5702,7 +5687,7 @@ impl Random for kafka_wire::messages::alter_partition_request::BrokerState {
     }
 }
 
-impl ToJson for kafka_wire::messages::update_features_request::UpdateFeaturesRequest {
+impl ToJson for update_features_request::UpdateFeaturesRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("timeout_ms".into(), self.timeout_ms.to_json());
@@ -5716,7 +5701,7 @@ impl ToJson for kafka_wire::messages::update_features_request::UpdateFeaturesReq
     }
 }
 
-impl Random for kafka_wire::messages::update_features_request::UpdateFeaturesRequest {
+impl Random for update_features_request::UpdateFeaturesRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -5735,7 +5720,7 @@ impl Random for kafka_wire::messages::update_features_request::UpdateFeaturesReq
     }
 }
 
-impl ToJson for kafka_wire::messages::update_features_request::FeatureUpdateKey {
+impl ToJson for update_features_request::FeatureUpdateKey {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("feature".into(), self.feature.to_json());
@@ -5750,7 +5735,7 @@ impl ToJson for kafka_wire::messages::update_features_request::FeatureUpdateKey 
     }
 }
 
-impl Random for kafka_wire::messages::update_features_request::FeatureUpdateKey {
+impl Random for update_features_request::FeatureUpdateKey {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -5772,7 +5757,7 @@ impl Random for kafka_wire::messages::update_features_request::FeatureUpdateKey 
     }
 }
 
-impl ToJson for kafka_wire::messages::envelope_request::EnvelopeRequest {
+impl ToJson for envelope_request::EnvelopeRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("request_data".into(), self.request_data.to_json());
@@ -5789,7 +5774,7 @@ impl ToJson for kafka_wire::messages::envelope_request::EnvelopeRequest {
     }
 }
 
-impl Random for kafka_wire::messages::envelope_request::EnvelopeRequest {
+impl Random for envelope_request::EnvelopeRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -5812,7 +5797,7 @@ impl Random for kafka_wire::messages::envelope_request::EnvelopeRequest {
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_snapshot_request::FetchSnapshotRequest {
+impl ToJson for fetch_snapshot_request::FetchSnapshotRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("cluster_id".into(), self.cluster_id.to_json());
@@ -5827,7 +5812,7 @@ impl ToJson for kafka_wire::messages::fetch_snapshot_request::FetchSnapshotReque
     }
 }
 
-impl Random for kafka_wire::messages::fetch_snapshot_request::FetchSnapshotRequest {
+impl Random for fetch_snapshot_request::FetchSnapshotRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -5853,7 +5838,7 @@ impl Random for kafka_wire::messages::fetch_snapshot_request::FetchSnapshotReque
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_snapshot_request::TopicSnapshot {
+impl ToJson for fetch_snapshot_request::TopicSnapshot {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -5866,7 +5851,7 @@ impl ToJson for kafka_wire::messages::fetch_snapshot_request::TopicSnapshot {
     }
 }
 
-impl Random for kafka_wire::messages::fetch_snapshot_request::TopicSnapshot {
+impl Random for fetch_snapshot_request::TopicSnapshot {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -5882,7 +5867,7 @@ impl Random for kafka_wire::messages::fetch_snapshot_request::TopicSnapshot {
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_snapshot_request::PartitionSnapshot {
+impl ToJson for fetch_snapshot_request::PartitionSnapshot {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition".into(), self.partition.to_json());
@@ -5904,7 +5889,7 @@ impl ToJson for kafka_wire::messages::fetch_snapshot_request::PartitionSnapshot 
     }
 }
 
-impl Random for kafka_wire::messages::fetch_snapshot_request::PartitionSnapshot {
+impl Random for fetch_snapshot_request::PartitionSnapshot {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -5929,7 +5914,7 @@ impl Random for kafka_wire::messages::fetch_snapshot_request::PartitionSnapshot 
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_snapshot_request::SnapshotId {
+impl ToJson for fetch_snapshot_request::SnapshotId {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("end_offset".into(), self.end_offset.to_json());
@@ -5942,7 +5927,7 @@ impl ToJson for kafka_wire::messages::fetch_snapshot_request::SnapshotId {
     }
 }
 
-impl Random for kafka_wire::messages::fetch_snapshot_request::SnapshotId {
+impl Random for fetch_snapshot_request::SnapshotId {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -5958,7 +5943,7 @@ impl Random for kafka_wire::messages::fetch_snapshot_request::SnapshotId {
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_cluster_request::DescribeClusterRequest {
+impl ToJson for describe_cluster_request::DescribeClusterRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert(
@@ -5978,7 +5963,7 @@ impl ToJson for kafka_wire::messages::describe_cluster_request::DescribeClusterR
     }
 }
 
-impl Random for kafka_wire::messages::describe_cluster_request::DescribeClusterRequest {
+impl Random for describe_cluster_request::DescribeClusterRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -5997,7 +5982,7 @@ impl Random for kafka_wire::messages::describe_cluster_request::DescribeClusterR
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_producers_request::DescribeProducersRequest {
+impl ToJson for describe_producers_request::DescribeProducersRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topics".into(), self.topics.to_json());
@@ -6009,7 +5994,7 @@ impl ToJson for kafka_wire::messages::describe_producers_request::DescribeProduc
     }
 }
 
-impl Random for kafka_wire::messages::describe_producers_request::DescribeProducersRequest {
+impl Random for describe_producers_request::DescribeProducersRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -6022,7 +6007,7 @@ impl Random for kafka_wire::messages::describe_producers_request::DescribeProduc
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_producers_request::TopicRequest {
+impl ToJson for describe_producers_request::TopicRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -6035,7 +6020,7 @@ impl ToJson for kafka_wire::messages::describe_producers_request::TopicRequest {
     }
 }
 
-impl Random for kafka_wire::messages::describe_producers_request::TopicRequest {
+impl Random for describe_producers_request::TopicRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -6051,7 +6036,7 @@ impl Random for kafka_wire::messages::describe_producers_request::TopicRequest {
     }
 }
 
-impl ToJson for kafka_wire::messages::broker_registration_request::BrokerRegistrationRequest {
+impl ToJson for broker_registration_request::BrokerRegistrationRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("broker_id".into(), self.broker_id.to_json());
@@ -6077,7 +6062,7 @@ impl ToJson for kafka_wire::messages::broker_registration_request::BrokerRegistr
     }
 }
 
-impl Random for kafka_wire::messages::broker_registration_request::BrokerRegistrationRequest {
+impl Random for broker_registration_request::BrokerRegistrationRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=4).contains(&v) {
@@ -6118,7 +6103,7 @@ impl Random for kafka_wire::messages::broker_registration_request::BrokerRegistr
     }
 }
 
-impl ToJson for kafka_wire::messages::broker_registration_request::Listener {
+impl ToJson for broker_registration_request::Listener {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -6133,7 +6118,7 @@ impl ToJson for kafka_wire::messages::broker_registration_request::Listener {
     }
 }
 
-impl Random for kafka_wire::messages::broker_registration_request::Listener {
+impl Random for broker_registration_request::Listener {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=4).contains(&v) {
@@ -6155,7 +6140,7 @@ impl Random for kafka_wire::messages::broker_registration_request::Listener {
     }
 }
 
-impl ToJson for kafka_wire::messages::broker_registration_request::Feature {
+impl ToJson for broker_registration_request::Feature {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -6175,7 +6160,7 @@ impl ToJson for kafka_wire::messages::broker_registration_request::Feature {
     }
 }
 
-impl Random for kafka_wire::messages::broker_registration_request::Feature {
+impl Random for broker_registration_request::Feature {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=4).contains(&v) {
@@ -6194,7 +6179,7 @@ impl Random for kafka_wire::messages::broker_registration_request::Feature {
     }
 }
 
-impl ToJson for kafka_wire::messages::broker_heartbeat_request::BrokerHeartbeatRequest {
+impl ToJson for broker_heartbeat_request::BrokerHeartbeatRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("broker_id".into(), self.broker_id.to_json());
@@ -6215,7 +6200,7 @@ impl ToJson for kafka_wire::messages::broker_heartbeat_request::BrokerHeartbeatR
     }
 }
 
-impl Random for kafka_wire::messages::broker_heartbeat_request::BrokerHeartbeatRequest {
+impl Random for broker_heartbeat_request::BrokerHeartbeatRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -6250,7 +6235,7 @@ impl Random for kafka_wire::messages::broker_heartbeat_request::BrokerHeartbeatR
     }
 }
 
-impl ToJson for kafka_wire::messages::unregister_broker_request::UnregisterBrokerRequest {
+impl ToJson for unregister_broker_request::UnregisterBrokerRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("broker_id".into(), self.broker_id.to_json());
@@ -6262,7 +6247,7 @@ impl ToJson for kafka_wire::messages::unregister_broker_request::UnregisterBroke
     }
 }
 
-impl Random for kafka_wire::messages::unregister_broker_request::UnregisterBrokerRequest {
+impl Random for unregister_broker_request::UnregisterBrokerRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -6275,7 +6260,7 @@ impl Random for kafka_wire::messages::unregister_broker_request::UnregisterBroke
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_transactions_request::DescribeTransactionsRequest {
+impl ToJson for describe_transactions_request::DescribeTransactionsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("transactional_ids".into(), self.transactional_ids.to_json());
@@ -6287,7 +6272,7 @@ impl ToJson for kafka_wire::messages::describe_transactions_request::DescribeTra
     }
 }
 
-impl Random for kafka_wire::messages::describe_transactions_request::DescribeTransactionsRequest {
+impl Random for describe_transactions_request::DescribeTransactionsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -6300,7 +6285,7 @@ impl Random for kafka_wire::messages::describe_transactions_request::DescribeTra
     }
 }
 
-impl ToJson for kafka_wire::messages::list_transactions_request::ListTransactionsRequest {
+impl ToJson for list_transactions_request::ListTransactionsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("state_filters".into(), self.state_filters.to_json());
@@ -6321,7 +6306,7 @@ impl ToJson for kafka_wire::messages::list_transactions_request::ListTransaction
     }
 }
 
-impl Random for kafka_wire::messages::list_transactions_request::ListTransactionsRequest {
+impl Random for list_transactions_request::ListTransactionsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -6347,7 +6332,7 @@ impl Random for kafka_wire::messages::list_transactions_request::ListTransaction
     }
 }
 
-impl ToJson for kafka_wire::messages::allocate_producer_ids_request::AllocateProducerIdsRequest {
+impl ToJson for allocate_producer_ids_request::AllocateProducerIdsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("broker_id".into(), self.broker_id.to_json());
@@ -6360,7 +6345,7 @@ impl ToJson for kafka_wire::messages::allocate_producer_ids_request::AllocatePro
     }
 }
 
-impl Random for kafka_wire::messages::allocate_producer_ids_request::AllocateProducerIdsRequest {
+impl Random for allocate_producer_ids_request::AllocateProducerIdsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -6376,9 +6361,7 @@ impl Random for kafka_wire::messages::allocate_producer_ids_request::AllocatePro
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest
-{
+impl ToJson for consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -6408,9 +6391,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest
-{
+impl Random for consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -6474,7 +6455,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::consumer_group_heartbeat_request::TopicPartitions {
+impl ToJson for consumer_group_heartbeat_request::TopicPartitions {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -6487,7 +6468,7 @@ impl ToJson for kafka_wire::messages::consumer_group_heartbeat_request::TopicPar
     }
 }
 
-impl Random for kafka_wire::messages::consumer_group_heartbeat_request::TopicPartitions {
+impl Random for consumer_group_heartbeat_request::TopicPartitions {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -6503,9 +6484,7 @@ impl Random for kafka_wire::messages::consumer_group_heartbeat_request::TopicPar
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::consumer_group_describe_request::ConsumerGroupDescribeRequest
-{
+impl ToJson for consumer_group_describe_request::ConsumerGroupDescribeRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_ids".into(), self.group_ids.to_json());
@@ -6521,9 +6500,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::consumer_group_describe_request::ConsumerGroupDescribeRequest
-{
+impl Random for consumer_group_describe_request::ConsumerGroupDescribeRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -6539,9 +6516,7 @@ impl Random
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::controller_registration_request::ControllerRegistrationRequest
-{
+impl ToJson for controller_registration_request::ControllerRegistrationRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("controller_id".into(), self.controller_id.to_json());
@@ -6560,9 +6535,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::controller_registration_request::ControllerRegistrationRequest
-{
+impl Random for controller_registration_request::ControllerRegistrationRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -6587,7 +6560,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::controller_registration_request::Listener {
+impl ToJson for controller_registration_request::Listener {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -6602,7 +6575,7 @@ impl ToJson for kafka_wire::messages::controller_registration_request::Listener 
     }
 }
 
-impl Random for kafka_wire::messages::controller_registration_request::Listener {
+impl Random for controller_registration_request::Listener {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -6624,7 +6597,7 @@ impl Random for kafka_wire::messages::controller_registration_request::Listener 
     }
 }
 
-impl ToJson for kafka_wire::messages::controller_registration_request::Feature {
+impl ToJson for controller_registration_request::Feature {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -6644,7 +6617,7 @@ impl ToJson for kafka_wire::messages::controller_registration_request::Feature {
     }
 }
 
-impl Random for kafka_wire::messages::controller_registration_request::Feature {
+impl Random for controller_registration_request::Feature {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -6663,9 +6636,7 @@ impl Random for kafka_wire::messages::controller_registration_request::Feature {
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest
-{
+impl ToJson for get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert(
@@ -6680,9 +6651,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest
-{
+impl Random for get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -6695,7 +6664,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::push_telemetry_request::PushTelemetryRequest {
+impl ToJson for push_telemetry_request::PushTelemetryRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert(
@@ -6714,7 +6683,7 @@ impl ToJson for kafka_wire::messages::push_telemetry_request::PushTelemetryReque
     }
 }
 
-impl Random for kafka_wire::messages::push_telemetry_request::PushTelemetryRequest {
+impl Random for push_telemetry_request::PushTelemetryRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -6739,7 +6708,7 @@ impl Random for kafka_wire::messages::push_telemetry_request::PushTelemetryReque
     }
 }
 
-impl ToJson for kafka_wire::messages::assign_replicas_to_dirs_request::AssignReplicasToDirsRequest {
+impl ToJson for assign_replicas_to_dirs_request::AssignReplicasToDirsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("broker_id".into(), self.broker_id.to_json());
@@ -6753,7 +6722,7 @@ impl ToJson for kafka_wire::messages::assign_replicas_to_dirs_request::AssignRep
     }
 }
 
-impl Random for kafka_wire::messages::assign_replicas_to_dirs_request::AssignReplicasToDirsRequest {
+impl Random for assign_replicas_to_dirs_request::AssignReplicasToDirsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -6772,7 +6741,7 @@ impl Random for kafka_wire::messages::assign_replicas_to_dirs_request::AssignRep
     }
 }
 
-impl ToJson for kafka_wire::messages::assign_replicas_to_dirs_request::DirectoryData {
+impl ToJson for assign_replicas_to_dirs_request::DirectoryData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("id".into(), self.id.to_json());
@@ -6785,7 +6754,7 @@ impl ToJson for kafka_wire::messages::assign_replicas_to_dirs_request::Directory
     }
 }
 
-impl Random for kafka_wire::messages::assign_replicas_to_dirs_request::DirectoryData {
+impl Random for assign_replicas_to_dirs_request::DirectoryData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -6801,7 +6770,7 @@ impl Random for kafka_wire::messages::assign_replicas_to_dirs_request::Directory
     }
 }
 
-impl ToJson for kafka_wire::messages::assign_replicas_to_dirs_request::TopicData {
+impl ToJson for assign_replicas_to_dirs_request::TopicData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -6814,7 +6783,7 @@ impl ToJson for kafka_wire::messages::assign_replicas_to_dirs_request::TopicData
     }
 }
 
-impl Random for kafka_wire::messages::assign_replicas_to_dirs_request::TopicData {
+impl Random for assign_replicas_to_dirs_request::TopicData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -6830,7 +6799,7 @@ impl Random for kafka_wire::messages::assign_replicas_to_dirs_request::TopicData
     }
 }
 
-impl ToJson for kafka_wire::messages::assign_replicas_to_dirs_request::PartitionData {
+impl ToJson for assign_replicas_to_dirs_request::PartitionData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -6842,7 +6811,7 @@ impl ToJson for kafka_wire::messages::assign_replicas_to_dirs_request::Partition
     }
 }
 
-impl Random for kafka_wire::messages::assign_replicas_to_dirs_request::PartitionData {
+impl Random for assign_replicas_to_dirs_request::PartitionData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -6855,7 +6824,7 @@ impl Random for kafka_wire::messages::assign_replicas_to_dirs_request::Partition
     }
 }
 
-impl ToJson for kafka_wire::messages::list_config_resources_request::ListConfigResourcesRequest {
+impl ToJson for list_config_resources_request::ListConfigResourcesRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("resource_types".into(), self.resource_types.to_json());
@@ -6867,7 +6836,7 @@ impl ToJson for kafka_wire::messages::list_config_resources_request::ListConfigR
     }
 }
 
-impl Random for kafka_wire::messages::list_config_resources_request::ListConfigResourcesRequest {
+impl Random for list_config_resources_request::ListConfigResourcesRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=1).contains(&v) {
@@ -6880,9 +6849,7 @@ impl Random for kafka_wire::messages::list_config_resources_request::ListConfigR
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::describe_topic_partitions_request::DescribeTopicPartitionsRequest
-{
+impl ToJson for describe_topic_partitions_request::DescribeTopicPartitionsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topics".into(), self.topics.to_json());
@@ -6899,9 +6866,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::describe_topic_partitions_request::DescribeTopicPartitionsRequest
-{
+impl Random for describe_topic_partitions_request::DescribeTopicPartitionsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -6924,7 +6889,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_topic_partitions_request::TopicRequest {
+impl ToJson for describe_topic_partitions_request::TopicRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -6936,7 +6901,7 @@ impl ToJson for kafka_wire::messages::describe_topic_partitions_request::TopicRe
     }
 }
 
-impl Random for kafka_wire::messages::describe_topic_partitions_request::TopicRequest {
+impl Random for describe_topic_partitions_request::TopicRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -6949,7 +6914,7 @@ impl Random for kafka_wire::messages::describe_topic_partitions_request::TopicRe
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_topic_partitions_request::Cursor {
+impl ToJson for describe_topic_partitions_request::Cursor {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -6962,7 +6927,7 @@ impl ToJson for kafka_wire::messages::describe_topic_partitions_request::Cursor 
     }
 }
 
-impl Random for kafka_wire::messages::describe_topic_partitions_request::Cursor {
+impl Random for describe_topic_partitions_request::Cursor {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -6978,7 +6943,7 @@ impl Random for kafka_wire::messages::describe_topic_partitions_request::Cursor 
     }
 }
 
-impl ToJson for kafka_wire::messages::share_group_heartbeat_request::ShareGroupHeartbeatRequest {
+impl ToJson for share_group_heartbeat_request::ShareGroupHeartbeatRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -6997,7 +6962,7 @@ impl ToJson for kafka_wire::messages::share_group_heartbeat_request::ShareGroupH
     }
 }
 
-impl Random for kafka_wire::messages::share_group_heartbeat_request::ShareGroupHeartbeatRequest {
+impl Random for share_group_heartbeat_request::ShareGroupHeartbeatRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=1).contains(&v) {
@@ -7030,7 +6995,7 @@ impl Random for kafka_wire::messages::share_group_heartbeat_request::ShareGroupH
     }
 }
 
-impl ToJson for kafka_wire::messages::share_group_describe_request::ShareGroupDescribeRequest {
+impl ToJson for share_group_describe_request::ShareGroupDescribeRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_ids".into(), self.group_ids.to_json());
@@ -7046,7 +7011,7 @@ impl ToJson for kafka_wire::messages::share_group_describe_request::ShareGroupDe
     }
 }
 
-impl Random for kafka_wire::messages::share_group_describe_request::ShareGroupDescribeRequest {
+impl Random for share_group_describe_request::ShareGroupDescribeRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=1).contains(&v) {
@@ -7062,7 +7027,7 @@ impl Random for kafka_wire::messages::share_group_describe_request::ShareGroupDe
     }
 }
 
-impl ToJson for kafka_wire::messages::share_fetch_request::ShareFetchRequest {
+impl ToJson for share_fetch_request::ShareFetchRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -7094,7 +7059,7 @@ impl ToJson for kafka_wire::messages::share_fetch_request::ShareFetchRequest {
     }
 }
 
-impl Random for kafka_wire::messages::share_fetch_request::ShareFetchRequest {
+impl Random for share_fetch_request::ShareFetchRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -7148,7 +7113,7 @@ impl Random for kafka_wire::messages::share_fetch_request::ShareFetchRequest {
     }
 }
 
-impl ToJson for kafka_wire::messages::share_fetch_request::FetchTopic {
+impl ToJson for share_fetch_request::FetchTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -7161,7 +7126,7 @@ impl ToJson for kafka_wire::messages::share_fetch_request::FetchTopic {
     }
 }
 
-impl Random for kafka_wire::messages::share_fetch_request::FetchTopic {
+impl Random for share_fetch_request::FetchTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -7177,7 +7142,7 @@ impl Random for kafka_wire::messages::share_fetch_request::FetchTopic {
     }
 }
 
-impl ToJson for kafka_wire::messages::share_fetch_request::ForgottenTopic {
+impl ToJson for share_fetch_request::ForgottenTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -7190,7 +7155,7 @@ impl ToJson for kafka_wire::messages::share_fetch_request::ForgottenTopic {
     }
 }
 
-impl Random for kafka_wire::messages::share_fetch_request::ForgottenTopic {
+impl Random for share_fetch_request::ForgottenTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -7206,7 +7171,7 @@ impl Random for kafka_wire::messages::share_fetch_request::ForgottenTopic {
     }
 }
 
-impl ToJson for kafka_wire::messages::share_fetch_request::FetchPartition {
+impl ToJson for share_fetch_request::FetchPartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -7222,7 +7187,7 @@ impl ToJson for kafka_wire::messages::share_fetch_request::FetchPartition {
     }
 }
 
-impl Random for kafka_wire::messages::share_fetch_request::FetchPartition {
+impl Random for share_fetch_request::FetchPartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -7238,7 +7203,7 @@ impl Random for kafka_wire::messages::share_fetch_request::FetchPartition {
     }
 }
 
-impl ToJson for kafka_wire::messages::share_fetch_request::AcknowledgementBatch {
+impl ToJson for share_fetch_request::AcknowledgementBatch {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("first_offset".into(), self.first_offset.to_json());
@@ -7252,7 +7217,7 @@ impl ToJson for kafka_wire::messages::share_fetch_request::AcknowledgementBatch 
     }
 }
 
-impl Random for kafka_wire::messages::share_fetch_request::AcknowledgementBatch {
+impl Random for share_fetch_request::AcknowledgementBatch {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -7271,7 +7236,7 @@ impl Random for kafka_wire::messages::share_fetch_request::AcknowledgementBatch 
     }
 }
 
-impl ToJson for kafka_wire::messages::share_acknowledge_request::ShareAcknowledgeRequest {
+impl ToJson for share_acknowledge_request::ShareAcknowledgeRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -7290,7 +7255,7 @@ impl ToJson for kafka_wire::messages::share_acknowledge_request::ShareAcknowledg
     }
 }
 
-impl Random for kafka_wire::messages::share_acknowledge_request::ShareAcknowledgeRequest {
+impl Random for share_acknowledge_request::ShareAcknowledgeRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -7323,7 +7288,7 @@ impl Random for kafka_wire::messages::share_acknowledge_request::ShareAcknowledg
     }
 }
 
-impl ToJson for kafka_wire::messages::share_acknowledge_request::AcknowledgeTopic {
+impl ToJson for share_acknowledge_request::AcknowledgeTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -7336,7 +7301,7 @@ impl ToJson for kafka_wire::messages::share_acknowledge_request::AcknowledgeTopi
     }
 }
 
-impl Random for kafka_wire::messages::share_acknowledge_request::AcknowledgeTopic {
+impl Random for share_acknowledge_request::AcknowledgeTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -7352,7 +7317,7 @@ impl Random for kafka_wire::messages::share_acknowledge_request::AcknowledgeTopi
     }
 }
 
-impl ToJson for kafka_wire::messages::share_acknowledge_request::AcknowledgePartition {
+impl ToJson for share_acknowledge_request::AcknowledgePartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -7368,7 +7333,7 @@ impl ToJson for kafka_wire::messages::share_acknowledge_request::AcknowledgePart
     }
 }
 
-impl Random for kafka_wire::messages::share_acknowledge_request::AcknowledgePartition {
+impl Random for share_acknowledge_request::AcknowledgePartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -7384,7 +7349,7 @@ impl Random for kafka_wire::messages::share_acknowledge_request::AcknowledgePart
     }
 }
 
-impl ToJson for kafka_wire::messages::share_acknowledge_request::AcknowledgementBatch {
+impl ToJson for share_acknowledge_request::AcknowledgementBatch {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("first_offset".into(), self.first_offset.to_json());
@@ -7398,7 +7363,7 @@ impl ToJson for kafka_wire::messages::share_acknowledge_request::Acknowledgement
     }
 }
 
-impl Random for kafka_wire::messages::share_acknowledge_request::AcknowledgementBatch {
+impl Random for share_acknowledge_request::AcknowledgementBatch {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -7417,7 +7382,7 @@ impl Random for kafka_wire::messages::share_acknowledge_request::Acknowledgement
     }
 }
 
-impl ToJson for kafka_wire::messages::add_raft_voter_request::AddRaftVoterRequest {
+impl ToJson for add_raft_voter_request::AddRaftVoterRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("cluster_id".into(), self.cluster_id.to_json());
@@ -7440,7 +7405,7 @@ impl ToJson for kafka_wire::messages::add_raft_voter_request::AddRaftVoterReques
     }
 }
 
-impl Random for kafka_wire::messages::add_raft_voter_request::AddRaftVoterRequest {
+impl Random for add_raft_voter_request::AddRaftVoterRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -7472,7 +7437,7 @@ impl Random for kafka_wire::messages::add_raft_voter_request::AddRaftVoterReques
     }
 }
 
-impl ToJson for kafka_wire::messages::add_raft_voter_request::Listener {
+impl ToJson for add_raft_voter_request::Listener {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -7486,7 +7451,7 @@ impl ToJson for kafka_wire::messages::add_raft_voter_request::Listener {
     }
 }
 
-impl Random for kafka_wire::messages::add_raft_voter_request::Listener {
+impl Random for add_raft_voter_request::Listener {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -7505,7 +7470,7 @@ impl Random for kafka_wire::messages::add_raft_voter_request::Listener {
     }
 }
 
-impl ToJson for kafka_wire::messages::remove_raft_voter_request::RemoveRaftVoterRequest {
+impl ToJson for remove_raft_voter_request::RemoveRaftVoterRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("cluster_id".into(), self.cluster_id.to_json());
@@ -7522,7 +7487,7 @@ impl ToJson for kafka_wire::messages::remove_raft_voter_request::RemoveRaftVoter
     }
 }
 
-impl Random for kafka_wire::messages::remove_raft_voter_request::RemoveRaftVoterRequest {
+impl Random for remove_raft_voter_request::RemoveRaftVoterRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -7545,7 +7510,7 @@ impl Random for kafka_wire::messages::remove_raft_voter_request::RemoveRaftVoter
     }
 }
 
-impl ToJson for kafka_wire::messages::update_raft_voter_request::UpdateRaftVoterRequest {
+impl ToJson for update_raft_voter_request::UpdateRaftVoterRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("cluster_id".into(), self.cluster_id.to_json());
@@ -7571,7 +7536,7 @@ impl ToJson for kafka_wire::messages::update_raft_voter_request::UpdateRaftVoter
     }
 }
 
-impl Random for kafka_wire::messages::update_raft_voter_request::UpdateRaftVoterRequest {
+impl Random for update_raft_voter_request::UpdateRaftVoterRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -7603,7 +7568,7 @@ impl Random for kafka_wire::messages::update_raft_voter_request::UpdateRaftVoter
     }
 }
 
-impl ToJson for kafka_wire::messages::update_raft_voter_request::Listener {
+impl ToJson for update_raft_voter_request::Listener {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -7617,7 +7582,7 @@ impl ToJson for kafka_wire::messages::update_raft_voter_request::Listener {
     }
 }
 
-impl Random for kafka_wire::messages::update_raft_voter_request::Listener {
+impl Random for update_raft_voter_request::Listener {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -7636,7 +7601,7 @@ impl Random for kafka_wire::messages::update_raft_voter_request::Listener {
     }
 }
 
-impl ToJson for kafka_wire::messages::update_raft_voter_request::KRaftVersionFeature {
+impl ToJson for update_raft_voter_request::KRaftVersionFeature {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert(
@@ -7655,7 +7620,7 @@ impl ToJson for kafka_wire::messages::update_raft_voter_request::KRaftVersionFea
     }
 }
 
-impl Random for kafka_wire::messages::update_raft_voter_request::KRaftVersionFeature {
+impl Random for update_raft_voter_request::KRaftVersionFeature {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -7671,9 +7636,7 @@ impl Random for kafka_wire::messages::update_raft_voter_request::KRaftVersionFea
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::initialize_share_group_state_request::InitializeShareGroupStateRequest
-{
+impl ToJson for initialize_share_group_state_request::InitializeShareGroupStateRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -7686,9 +7649,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::initialize_share_group_state_request::InitializeShareGroupStateRequest
-{
+impl Random for initialize_share_group_state_request::InitializeShareGroupStateRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -7704,7 +7665,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::initialize_share_group_state_request::InitializeStateData {
+impl ToJson for initialize_share_group_state_request::InitializeStateData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -7717,7 +7678,7 @@ impl ToJson for kafka_wire::messages::initialize_share_group_state_request::Init
     }
 }
 
-impl Random for kafka_wire::messages::initialize_share_group_state_request::InitializeStateData {
+impl Random for initialize_share_group_state_request::InitializeStateData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -7733,7 +7694,7 @@ impl Random for kafka_wire::messages::initialize_share_group_state_request::Init
     }
 }
 
-impl ToJson for kafka_wire::messages::initialize_share_group_state_request::PartitionData {
+impl ToJson for initialize_share_group_state_request::PartitionData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition".into(), self.partition.to_json());
@@ -7747,7 +7708,7 @@ impl ToJson for kafka_wire::messages::initialize_share_group_state_request::Part
     }
 }
 
-impl Random for kafka_wire::messages::initialize_share_group_state_request::PartitionData {
+impl Random for initialize_share_group_state_request::PartitionData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -7766,7 +7727,7 @@ impl Random for kafka_wire::messages::initialize_share_group_state_request::Part
     }
 }
 
-impl ToJson for kafka_wire::messages::read_share_group_state_request::ReadShareGroupStateRequest {
+impl ToJson for read_share_group_state_request::ReadShareGroupStateRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -7779,7 +7740,7 @@ impl ToJson for kafka_wire::messages::read_share_group_state_request::ReadShareG
     }
 }
 
-impl Random for kafka_wire::messages::read_share_group_state_request::ReadShareGroupStateRequest {
+impl Random for read_share_group_state_request::ReadShareGroupStateRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -7795,7 +7756,7 @@ impl Random for kafka_wire::messages::read_share_group_state_request::ReadShareG
     }
 }
 
-impl ToJson for kafka_wire::messages::read_share_group_state_request::ReadStateData {
+impl ToJson for read_share_group_state_request::ReadStateData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -7808,7 +7769,7 @@ impl ToJson for kafka_wire::messages::read_share_group_state_request::ReadStateD
     }
 }
 
-impl Random for kafka_wire::messages::read_share_group_state_request::ReadStateData {
+impl Random for read_share_group_state_request::ReadStateData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -7824,7 +7785,7 @@ impl Random for kafka_wire::messages::read_share_group_state_request::ReadStateD
     }
 }
 
-impl ToJson for kafka_wire::messages::read_share_group_state_request::PartitionData {
+impl ToJson for read_share_group_state_request::PartitionData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition".into(), self.partition.to_json());
@@ -7837,7 +7798,7 @@ impl ToJson for kafka_wire::messages::read_share_group_state_request::PartitionD
     }
 }
 
-impl Random for kafka_wire::messages::read_share_group_state_request::PartitionData {
+impl Random for read_share_group_state_request::PartitionData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -7853,7 +7814,7 @@ impl Random for kafka_wire::messages::read_share_group_state_request::PartitionD
     }
 }
 
-impl ToJson for kafka_wire::messages::write_share_group_state_request::WriteShareGroupStateRequest {
+impl ToJson for write_share_group_state_request::WriteShareGroupStateRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -7866,7 +7827,7 @@ impl ToJson for kafka_wire::messages::write_share_group_state_request::WriteShar
     }
 }
 
-impl Random for kafka_wire::messages::write_share_group_state_request::WriteShareGroupStateRequest {
+impl Random for write_share_group_state_request::WriteShareGroupStateRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -7882,7 +7843,7 @@ impl Random for kafka_wire::messages::write_share_group_state_request::WriteShar
     }
 }
 
-impl ToJson for kafka_wire::messages::write_share_group_state_request::WriteStateData {
+impl ToJson for write_share_group_state_request::WriteStateData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -7895,7 +7856,7 @@ impl ToJson for kafka_wire::messages::write_share_group_state_request::WriteStat
     }
 }
 
-impl Random for kafka_wire::messages::write_share_group_state_request::WriteStateData {
+impl Random for write_share_group_state_request::WriteStateData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -7911,7 +7872,7 @@ impl Random for kafka_wire::messages::write_share_group_state_request::WriteStat
     }
 }
 
-impl ToJson for kafka_wire::messages::write_share_group_state_request::PartitionData {
+impl ToJson for write_share_group_state_request::PartitionData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition".into(), self.partition.to_json());
@@ -7931,7 +7892,7 @@ impl ToJson for kafka_wire::messages::write_share_group_state_request::Partition
     }
 }
 
-impl Random for kafka_wire::messages::write_share_group_state_request::PartitionData {
+impl Random for write_share_group_state_request::PartitionData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -7959,7 +7920,7 @@ impl Random for kafka_wire::messages::write_share_group_state_request::Partition
     }
 }
 
-impl ToJson for kafka_wire::messages::write_share_group_state_request::StateBatch {
+impl ToJson for write_share_group_state_request::StateBatch {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("first_offset".into(), self.first_offset.to_json());
@@ -7974,7 +7935,7 @@ impl ToJson for kafka_wire::messages::write_share_group_state_request::StateBatc
     }
 }
 
-impl Random for kafka_wire::messages::write_share_group_state_request::StateBatch {
+impl Random for write_share_group_state_request::StateBatch {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -7996,9 +7957,7 @@ impl Random for kafka_wire::messages::write_share_group_state_request::StateBatc
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::delete_share_group_state_request::DeleteShareGroupStateRequest
-{
+impl ToJson for delete_share_group_state_request::DeleteShareGroupStateRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -8011,9 +7970,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::delete_share_group_state_request::DeleteShareGroupStateRequest
-{
+impl Random for delete_share_group_state_request::DeleteShareGroupStateRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -8029,7 +7986,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_share_group_state_request::DeleteStateData {
+impl ToJson for delete_share_group_state_request::DeleteStateData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -8042,7 +7999,7 @@ impl ToJson for kafka_wire::messages::delete_share_group_state_request::DeleteSt
     }
 }
 
-impl Random for kafka_wire::messages::delete_share_group_state_request::DeleteStateData {
+impl Random for delete_share_group_state_request::DeleteStateData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -8058,7 +8015,7 @@ impl Random for kafka_wire::messages::delete_share_group_state_request::DeleteSt
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_share_group_state_request::PartitionData {
+impl ToJson for delete_share_group_state_request::PartitionData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition".into(), self.partition.to_json());
@@ -8070,7 +8027,7 @@ impl ToJson for kafka_wire::messages::delete_share_group_state_request::Partitio
     }
 }
 
-impl Random for kafka_wire::messages::delete_share_group_state_request::PartitionData {
+impl Random for delete_share_group_state_request::PartitionData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -8083,17 +8040,20 @@ impl Random for kafka_wire::messages::delete_share_group_state_request::Partitio
     }
 }
 
-impl ToJson for kafka_wire::messages::read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest {
+impl ToJson for read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
         m.insert("topics".into(), self.topics.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest {
+impl Random for read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -8109,7 +8069,7 @@ impl Random for kafka_wire::messages::read_share_group_state_summary_request::Re
     }
 }
 
-impl ToJson for kafka_wire::messages::read_share_group_state_summary_request::ReadStateSummaryData {
+impl ToJson for read_share_group_state_summary_request::ReadStateSummaryData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -8122,7 +8082,7 @@ impl ToJson for kafka_wire::messages::read_share_group_state_summary_request::Re
     }
 }
 
-impl Random for kafka_wire::messages::read_share_group_state_summary_request::ReadStateSummaryData {
+impl Random for read_share_group_state_summary_request::ReadStateSummaryData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -8138,7 +8098,7 @@ impl Random for kafka_wire::messages::read_share_group_state_summary_request::Re
     }
 }
 
-impl ToJson for kafka_wire::messages::read_share_group_state_summary_request::PartitionData {
+impl ToJson for read_share_group_state_summary_request::PartitionData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition".into(), self.partition.to_json());
@@ -8151,7 +8111,7 @@ impl ToJson for kafka_wire::messages::read_share_group_state_summary_request::Pa
     }
 }
 
-impl Random for kafka_wire::messages::read_share_group_state_summary_request::PartitionData {
+impl Random for read_share_group_state_summary_request::PartitionData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -8167,9 +8127,7 @@ impl Random for kafka_wire::messages::read_share_group_state_summary_request::Pa
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest
-{
+impl ToJson for streams_group_heartbeat_request::StreamsGroupHeartbeatRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -8206,9 +8164,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest
-{
+impl Random for streams_group_heartbeat_request::StreamsGroupHeartbeatRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -8313,7 +8269,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_heartbeat_request::Topology {
+impl ToJson for streams_group_heartbeat_request::Topology {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("epoch".into(), self.epoch.to_json());
@@ -8326,7 +8282,7 @@ impl ToJson for kafka_wire::messages::streams_group_heartbeat_request::Topology 
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_heartbeat_request::Topology {
+impl Random for streams_group_heartbeat_request::Topology {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -8342,7 +8298,7 @@ impl Random for kafka_wire::messages::streams_group_heartbeat_request::Topology 
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_heartbeat_request::TaskIds {
+impl ToJson for streams_group_heartbeat_request::TaskIds {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("subtopology_id".into(), self.subtopology_id.to_json());
@@ -8355,7 +8311,7 @@ impl ToJson for kafka_wire::messages::streams_group_heartbeat_request::TaskIds {
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_heartbeat_request::TaskIds {
+impl Random for streams_group_heartbeat_request::TaskIds {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -8371,7 +8327,7 @@ impl Random for kafka_wire::messages::streams_group_heartbeat_request::TaskIds {
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_heartbeat_request::Endpoint {
+impl ToJson for streams_group_heartbeat_request::Endpoint {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("host".into(), self.host.to_json());
@@ -8384,7 +8340,7 @@ impl ToJson for kafka_wire::messages::streams_group_heartbeat_request::Endpoint 
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_heartbeat_request::Endpoint {
+impl Random for streams_group_heartbeat_request::Endpoint {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -8400,7 +8356,7 @@ impl Random for kafka_wire::messages::streams_group_heartbeat_request::Endpoint 
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_heartbeat_request::KeyValue {
+impl ToJson for streams_group_heartbeat_request::KeyValue {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("key".into(), self.key.to_json());
@@ -8413,7 +8369,7 @@ impl ToJson for kafka_wire::messages::streams_group_heartbeat_request::KeyValue 
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_heartbeat_request::KeyValue {
+impl Random for streams_group_heartbeat_request::KeyValue {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -8429,7 +8385,7 @@ impl Random for kafka_wire::messages::streams_group_heartbeat_request::KeyValue 
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_heartbeat_request::TaskOffset {
+impl ToJson for streams_group_heartbeat_request::TaskOffset {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("subtopology_id".into(), self.subtopology_id.to_json());
@@ -8443,7 +8399,7 @@ impl ToJson for kafka_wire::messages::streams_group_heartbeat_request::TaskOffse
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_heartbeat_request::TaskOffset {
+impl Random for streams_group_heartbeat_request::TaskOffset {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -8462,7 +8418,7 @@ impl Random for kafka_wire::messages::streams_group_heartbeat_request::TaskOffse
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_heartbeat_request::Subtopology {
+impl ToJson for streams_group_heartbeat_request::Subtopology {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("subtopology_id".into(), self.subtopology_id.to_json());
@@ -8495,7 +8451,7 @@ impl ToJson for kafka_wire::messages::streams_group_heartbeat_request::Subtopolo
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_heartbeat_request::Subtopology {
+impl Random for streams_group_heartbeat_request::Subtopology {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -8526,7 +8482,7 @@ impl Random for kafka_wire::messages::streams_group_heartbeat_request::Subtopolo
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_heartbeat_request::TopicInfo {
+impl ToJson for streams_group_heartbeat_request::TopicInfo {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -8544,7 +8500,7 @@ impl ToJson for kafka_wire::messages::streams_group_heartbeat_request::TopicInfo
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_heartbeat_request::TopicInfo {
+impl Random for streams_group_heartbeat_request::TopicInfo {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -8566,7 +8522,7 @@ impl Random for kafka_wire::messages::streams_group_heartbeat_request::TopicInfo
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_heartbeat_request::CopartitionGroup {
+impl ToJson for streams_group_heartbeat_request::CopartitionGroup {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("source_topics".into(), self.source_topics.to_json());
@@ -8586,7 +8542,7 @@ impl ToJson for kafka_wire::messages::streams_group_heartbeat_request::Copartiti
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_heartbeat_request::CopartitionGroup {
+impl Random for streams_group_heartbeat_request::CopartitionGroup {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -8605,7 +8561,7 @@ impl Random for kafka_wire::messages::streams_group_heartbeat_request::Copartiti
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_describe_request::StreamsGroupDescribeRequest {
+impl ToJson for streams_group_describe_request::StreamsGroupDescribeRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_ids".into(), self.group_ids.to_json());
@@ -8625,7 +8581,7 @@ impl ToJson for kafka_wire::messages::streams_group_describe_request::StreamsGro
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_describe_request::StreamsGroupDescribeRequest {
+impl Random for streams_group_describe_request::StreamsGroupDescribeRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -8644,9 +8600,7 @@ impl Random for kafka_wire::messages::streams_group_describe_request::StreamsGro
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest
-{
+impl ToJson for describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("groups".into(), self.groups.to_json());
@@ -8658,9 +8612,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest
-{
+impl Random for describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -8673,24 +8625,31 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequestGroup {
+impl ToJson for describe_share_group_offsets_request::DescribeShareGroupOffsetsRequestGroup {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
         m.insert("topics".into(), self.topics.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequestGroup {
+impl Random for describe_share_group_offsets_request::DescribeShareGroupOffsetsRequestGroup {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
             x.group_id = Random::random(r, v, flexible);
         }
         if (0..=1).contains(&v) {
-            x.topics = if (0..=1).contains(&v) && r.one_in(4) { None } else { Some(Random::random(r, v, flexible)) };
+            x.topics = if (0..=1).contains(&v) && r.one_in(4) {
+                None
+            } else {
+                Some(Random::random(r, v, flexible))
+            };
         }
         if flexible {
             x.unknown_tagged_fields = r.unknown_tags();
@@ -8699,17 +8658,20 @@ impl Random for kafka_wire::messages::describe_share_group_offsets_request::Desc
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequestTopic {
+impl ToJson for describe_share_group_offsets_request::DescribeShareGroupOffsetsRequestTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
         m.insert("partitions".into(), self.partitions.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequestTopic {
+impl Random for describe_share_group_offsets_request::DescribeShareGroupOffsetsRequestTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -8725,9 +8687,7 @@ impl Random for kafka_wire::messages::describe_share_group_offsets_request::Desc
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::alter_share_group_offsets_request::AlterShareGroupOffsetsRequest
-{
+impl ToJson for alter_share_group_offsets_request::AlterShareGroupOffsetsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -8740,9 +8700,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::alter_share_group_offsets_request::AlterShareGroupOffsetsRequest
-{
+impl Random for alter_share_group_offsets_request::AlterShareGroupOffsetsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -8758,9 +8716,7 @@ impl Random
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::alter_share_group_offsets_request::AlterShareGroupOffsetsRequestTopic
-{
+impl ToJson for alter_share_group_offsets_request::AlterShareGroupOffsetsRequestTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -8773,9 +8729,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::alter_share_group_offsets_request::AlterShareGroupOffsetsRequestTopic
-{
+impl Random for alter_share_group_offsets_request::AlterShareGroupOffsetsRequestTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -8791,17 +8745,20 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_share_group_offsets_request::AlterShareGroupOffsetsRequestPartition {
+impl ToJson for alter_share_group_offsets_request::AlterShareGroupOffsetsRequestPartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
         m.insert("start_offset".into(), self.start_offset.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::alter_share_group_offsets_request::AlterShareGroupOffsetsRequestPartition {
+impl Random for alter_share_group_offsets_request::AlterShareGroupOffsetsRequestPartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -8817,9 +8774,7 @@ impl Random for kafka_wire::messages::alter_share_group_offsets_request::AlterSh
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest
-{
+impl ToJson for delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -8832,9 +8787,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest
-{
+impl Random for delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -8850,16 +8803,19 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_share_group_offsets_request::DeleteShareGroupOffsetsRequestTopic {
+impl ToJson for delete_share_group_offsets_request::DeleteShareGroupOffsetsRequestTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::delete_share_group_offsets_request::DeleteShareGroupOffsetsRequestTopic {
+impl Random for delete_share_group_offsets_request::DeleteShareGroupOffsetsRequestTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -8872,7 +8828,8 @@ impl Random for kafka_wire::messages::delete_share_group_offsets_request::Delete
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest {
+impl ToJson
+for streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -8884,7 +8841,8 @@ impl ToJson for kafka_wire::messages::streams_group_topology_description_update_
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest {
+impl Random
+for streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -8906,9 +8864,7 @@ impl Random for kafka_wire::messages::streams_group_topology_description_update_
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::streams_group_topology_description_update_request::TopologyDescription
-{
+impl ToJson for streams_group_topology_description_update_request::TopologyDescription {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("subtopologies".into(), self.subtopologies.to_json());
@@ -8921,9 +8877,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::streams_group_topology_description_update_request::TopologyDescription
-{
+impl Random for streams_group_topology_description_update_request::TopologyDescription {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -8939,17 +8893,20 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_topology_description_update_request::TopologyDescriptionSubtopology {
+impl ToJson for streams_group_topology_description_update_request::TopologyDescriptionSubtopology {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("subtopology_id".into(), self.subtopology_id.to_json());
         m.insert("nodes".into(), self.nodes.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_topology_description_update_request::TopologyDescriptionSubtopology {
+impl Random for streams_group_topology_description_update_request::TopologyDescriptionSubtopology {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -8965,17 +8922,20 @@ impl Random for kafka_wire::messages::streams_group_topology_description_update_
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_topology_description_update_request::TopologyDescriptionGlobalStore {
+impl ToJson for streams_group_topology_description_update_request::TopologyDescriptionGlobalStore {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("source".into(), self.source.to_json());
         m.insert("processor".into(), self.processor.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_topology_description_update_request::TopologyDescriptionGlobalStore {
+impl Random for streams_group_topology_description_update_request::TopologyDescriptionGlobalStore {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -8991,7 +8951,7 @@ impl Random for kafka_wire::messages::streams_group_topology_description_update_
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_topology_description_update_request::TopologyDescriptionNode {
+impl ToJson for streams_group_topology_description_update_request::TopologyDescriptionNode {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -9000,12 +8960,15 @@ impl ToJson for kafka_wire::messages::streams_group_topology_description_update_
         m.insert("sink_topic".into(), self.sink_topic.to_json());
         m.insert("stores".into(), self.stores.to_json());
         m.insert("successors".into(), self.successors.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_topology_description_update_request::TopologyDescriptionNode {
+impl Random for streams_group_topology_description_update_request::TopologyDescriptionNode {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -9018,7 +8981,11 @@ impl Random for kafka_wire::messages::streams_group_topology_description_update_
             x.source_topics = Random::random(r, v, flexible);
         }
         if (0..=0).contains(&v) {
-            x.sink_topic = if (0..=0).contains(&v) && r.one_in(4) { None } else { Some(Random::random(r, v, flexible)) };
+            x.sink_topic = if (0..=0).contains(&v) && r.one_in(4) {
+                None
+            } else {
+                Some(Random::random(r, v, flexible))
+            };
         }
         if (0..=0).contains(&v) {
             x.stores = Random::random(r, v, flexible);
@@ -9033,7 +9000,7 @@ impl Random for kafka_wire::messages::streams_group_topology_description_update_
     }
 }
 
-impl ToJson for kafka_wire::messages::unregister_controller_request::UnregisterControllerRequest {
+impl ToJson for unregister_controller_request::UnregisterControllerRequest {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("controller_id".into(), self.controller_id.to_json());
@@ -9045,7 +9012,7 @@ impl ToJson for kafka_wire::messages::unregister_controller_request::UnregisterC
     }
 }
 
-impl Random for kafka_wire::messages::unregister_controller_request::UnregisterControllerRequest {
+impl Random for unregister_controller_request::UnregisterControllerRequest {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -9058,7 +9025,7 @@ impl Random for kafka_wire::messages::unregister_controller_request::UnregisterC
     }
 }
 
-impl ToJson for kafka_wire::messages::produce_response::ProduceResponse {
+impl ToJson for produce_response::ProduceResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("responses".into(), self.responses.to_json());
@@ -9072,7 +9039,7 @@ impl ToJson for kafka_wire::messages::produce_response::ProduceResponse {
     }
 }
 
-impl Random for kafka_wire::messages::produce_response::ProduceResponse {
+impl Random for produce_response::ProduceResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=13).contains(&v) {
@@ -9091,7 +9058,7 @@ impl Random for kafka_wire::messages::produce_response::ProduceResponse {
     }
 }
 
-impl ToJson for kafka_wire::messages::produce_response::TopicProduceResponse {
+impl ToJson for produce_response::TopicProduceResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -9108,7 +9075,7 @@ impl ToJson for kafka_wire::messages::produce_response::TopicProduceResponse {
     }
 }
 
-impl Random for kafka_wire::messages::produce_response::TopicProduceResponse {
+impl Random for produce_response::TopicProduceResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=12).contains(&v) {
@@ -9127,7 +9094,7 @@ impl Random for kafka_wire::messages::produce_response::TopicProduceResponse {
     }
 }
 
-impl ToJson for kafka_wire::messages::produce_response::NodeEndpoint {
+impl ToJson for produce_response::NodeEndpoint {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("node_id".into(), self.node_id.to_json());
@@ -9142,7 +9109,7 @@ impl ToJson for kafka_wire::messages::produce_response::NodeEndpoint {
     }
 }
 
-impl Random for kafka_wire::messages::produce_response::NodeEndpoint {
+impl Random for produce_response::NodeEndpoint {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (10..=13).contains(&v) {
@@ -9168,7 +9135,7 @@ impl Random for kafka_wire::messages::produce_response::NodeEndpoint {
     }
 }
 
-impl ToJson for kafka_wire::messages::produce_response::PartitionProduceResponse {
+impl ToJson for produce_response::PartitionProduceResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("index".into(), self.index.to_json());
@@ -9190,7 +9157,7 @@ impl ToJson for kafka_wire::messages::produce_response::PartitionProduceResponse
     }
 }
 
-impl Random for kafka_wire::messages::produce_response::PartitionProduceResponse {
+impl Random for produce_response::PartitionProduceResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=13).contains(&v) {
@@ -9228,7 +9195,7 @@ impl Random for kafka_wire::messages::produce_response::PartitionProduceResponse
     }
 }
 
-impl ToJson for kafka_wire::messages::produce_response::BatchIndexAndErrorMessage {
+impl ToJson for produce_response::BatchIndexAndErrorMessage {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("batch_index".into(), self.batch_index.to_json());
@@ -9244,7 +9211,7 @@ impl ToJson for kafka_wire::messages::produce_response::BatchIndexAndErrorMessag
     }
 }
 
-impl Random for kafka_wire::messages::produce_response::BatchIndexAndErrorMessage {
+impl Random for produce_response::BatchIndexAndErrorMessage {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (8..=13).contains(&v) {
@@ -9264,7 +9231,7 @@ impl Random for kafka_wire::messages::produce_response::BatchIndexAndErrorMessag
     }
 }
 
-impl ToJson for kafka_wire::messages::produce_response::LeaderIdAndEpoch {
+impl ToJson for produce_response::LeaderIdAndEpoch {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("leader_id".into(), self.leader_id.to_json());
@@ -9277,7 +9244,7 @@ impl ToJson for kafka_wire::messages::produce_response::LeaderIdAndEpoch {
     }
 }
 
-impl Random for kafka_wire::messages::produce_response::LeaderIdAndEpoch {
+impl Random for produce_response::LeaderIdAndEpoch {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (10..=13).contains(&v) {
@@ -9293,7 +9260,7 @@ impl Random for kafka_wire::messages::produce_response::LeaderIdAndEpoch {
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_response::FetchResponse {
+impl ToJson for fetch_response::FetchResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -9309,7 +9276,7 @@ impl ToJson for kafka_wire::messages::fetch_response::FetchResponse {
     }
 }
 
-impl Random for kafka_wire::messages::fetch_response::FetchResponse {
+impl Random for fetch_response::FetchResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=18).contains(&v) {
@@ -9334,7 +9301,7 @@ impl Random for kafka_wire::messages::fetch_response::FetchResponse {
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_response::FetchableTopicResponse {
+impl ToJson for fetch_response::FetchableTopicResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic".into(), self.topic.to_json());
@@ -9348,7 +9315,7 @@ impl ToJson for kafka_wire::messages::fetch_response::FetchableTopicResponse {
     }
 }
 
-impl Random for kafka_wire::messages::fetch_response::FetchableTopicResponse {
+impl Random for fetch_response::FetchableTopicResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=12).contains(&v) {
@@ -9367,7 +9334,7 @@ impl Random for kafka_wire::messages::fetch_response::FetchableTopicResponse {
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_response::NodeEndpoint {
+impl ToJson for fetch_response::NodeEndpoint {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("node_id".into(), self.node_id.to_json());
@@ -9382,7 +9349,7 @@ impl ToJson for kafka_wire::messages::fetch_response::NodeEndpoint {
     }
 }
 
-impl Random for kafka_wire::messages::fetch_response::NodeEndpoint {
+impl Random for fetch_response::NodeEndpoint {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (16..=18).contains(&v) {
@@ -9408,7 +9375,7 @@ impl Random for kafka_wire::messages::fetch_response::NodeEndpoint {
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_response::PartitionData {
+impl ToJson for fetch_response::PartitionData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -9439,7 +9406,7 @@ impl ToJson for kafka_wire::messages::fetch_response::PartitionData {
     }
 }
 
-impl Random for kafka_wire::messages::fetch_response::PartitionData {
+impl Random for fetch_response::PartitionData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=18).contains(&v) {
@@ -9490,7 +9457,7 @@ impl Random for kafka_wire::messages::fetch_response::PartitionData {
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_response::EpochEndOffset {
+impl ToJson for fetch_response::EpochEndOffset {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("epoch".into(), self.epoch.to_json());
@@ -9503,7 +9470,7 @@ impl ToJson for kafka_wire::messages::fetch_response::EpochEndOffset {
     }
 }
 
-impl Random for kafka_wire::messages::fetch_response::EpochEndOffset {
+impl Random for fetch_response::EpochEndOffset {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (12..=18).contains(&v) {
@@ -9519,7 +9486,7 @@ impl Random for kafka_wire::messages::fetch_response::EpochEndOffset {
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_response::LeaderIdAndEpoch {
+impl ToJson for fetch_response::LeaderIdAndEpoch {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("leader_id".into(), self.leader_id.to_json());
@@ -9532,7 +9499,7 @@ impl ToJson for kafka_wire::messages::fetch_response::LeaderIdAndEpoch {
     }
 }
 
-impl Random for kafka_wire::messages::fetch_response::LeaderIdAndEpoch {
+impl Random for fetch_response::LeaderIdAndEpoch {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (12..=18).contains(&v) {
@@ -9548,7 +9515,7 @@ impl Random for kafka_wire::messages::fetch_response::LeaderIdAndEpoch {
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_response::SnapshotId {
+impl ToJson for fetch_response::SnapshotId {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("end_offset".into(), self.end_offset.to_json());
@@ -9561,7 +9528,7 @@ impl ToJson for kafka_wire::messages::fetch_response::SnapshotId {
     }
 }
 
-impl Random for kafka_wire::messages::fetch_response::SnapshotId {
+impl Random for fetch_response::SnapshotId {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (12..=18).contains(&v) {
@@ -9577,7 +9544,7 @@ impl Random for kafka_wire::messages::fetch_response::SnapshotId {
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_response::AbortedTransaction {
+impl ToJson for fetch_response::AbortedTransaction {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("producer_id".into(), self.producer_id.to_json());
@@ -9590,7 +9557,7 @@ impl ToJson for kafka_wire::messages::fetch_response::AbortedTransaction {
     }
 }
 
-impl Random for kafka_wire::messages::fetch_response::AbortedTransaction {
+impl Random for fetch_response::AbortedTransaction {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (4..=18).contains(&v) {
@@ -9606,7 +9573,7 @@ impl Random for kafka_wire::messages::fetch_response::AbortedTransaction {
     }
 }
 
-impl ToJson for kafka_wire::messages::list_offsets_response::ListOffsetsResponse {
+impl ToJson for list_offsets_response::ListOffsetsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -9619,7 +9586,7 @@ impl ToJson for kafka_wire::messages::list_offsets_response::ListOffsetsResponse
     }
 }
 
-impl Random for kafka_wire::messages::list_offsets_response::ListOffsetsResponse {
+impl Random for list_offsets_response::ListOffsetsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (2..=11).contains(&v) {
@@ -9635,7 +9602,7 @@ impl Random for kafka_wire::messages::list_offsets_response::ListOffsetsResponse
     }
 }
 
-impl ToJson for kafka_wire::messages::list_offsets_response::ListOffsetsTopicResponse {
+impl ToJson for list_offsets_response::ListOffsetsTopicResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -9648,7 +9615,7 @@ impl ToJson for kafka_wire::messages::list_offsets_response::ListOffsetsTopicRes
     }
 }
 
-impl Random for kafka_wire::messages::list_offsets_response::ListOffsetsTopicResponse {
+impl Random for list_offsets_response::ListOffsetsTopicResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=11).contains(&v) {
@@ -9664,7 +9631,7 @@ impl Random for kafka_wire::messages::list_offsets_response::ListOffsetsTopicRes
     }
 }
 
-impl ToJson for kafka_wire::messages::list_offsets_response::ListOffsetsPartitionResponse {
+impl ToJson for list_offsets_response::ListOffsetsPartitionResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -9681,7 +9648,7 @@ impl ToJson for kafka_wire::messages::list_offsets_response::ListOffsetsPartitio
     }
 }
 
-impl Random for kafka_wire::messages::list_offsets_response::ListOffsetsPartitionResponse {
+impl Random for list_offsets_response::ListOffsetsPartitionResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=11).contains(&v) {
@@ -9709,7 +9676,7 @@ impl Random for kafka_wire::messages::list_offsets_response::ListOffsetsPartitio
     }
 }
 
-impl ToJson for kafka_wire::messages::metadata_response::MetadataResponse {
+impl ToJson for metadata_response::MetadataResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -9730,7 +9697,7 @@ impl ToJson for kafka_wire::messages::metadata_response::MetadataResponse {
     }
 }
 
-impl Random for kafka_wire::messages::metadata_response::MetadataResponse {
+impl Random for metadata_response::MetadataResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (3..=13).contains(&v) {
@@ -9765,7 +9732,7 @@ impl Random for kafka_wire::messages::metadata_response::MetadataResponse {
     }
 }
 
-impl ToJson for kafka_wire::messages::metadata_response::MetadataResponseBroker {
+impl ToJson for metadata_response::MetadataResponseBroker {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("node_id".into(), self.node_id.to_json());
@@ -9780,7 +9747,7 @@ impl ToJson for kafka_wire::messages::metadata_response::MetadataResponseBroker 
     }
 }
 
-impl Random for kafka_wire::messages::metadata_response::MetadataResponseBroker {
+impl Random for metadata_response::MetadataResponseBroker {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=13).contains(&v) {
@@ -9806,7 +9773,7 @@ impl Random for kafka_wire::messages::metadata_response::MetadataResponseBroker 
     }
 }
 
-impl ToJson for kafka_wire::messages::metadata_response::MetadataResponseTopic {
+impl ToJson for metadata_response::MetadataResponseTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -9826,7 +9793,7 @@ impl ToJson for kafka_wire::messages::metadata_response::MetadataResponseTopic {
     }
 }
 
-impl Random for kafka_wire::messages::metadata_response::MetadataResponseTopic {
+impl Random for metadata_response::MetadataResponseTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=13).contains(&v) {
@@ -9858,7 +9825,7 @@ impl Random for kafka_wire::messages::metadata_response::MetadataResponseTopic {
     }
 }
 
-impl ToJson for kafka_wire::messages::metadata_response::MetadataResponsePartition {
+impl ToJson for metadata_response::MetadataResponsePartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -9876,7 +9843,7 @@ impl ToJson for kafka_wire::messages::metadata_response::MetadataResponsePartiti
     }
 }
 
-impl Random for kafka_wire::messages::metadata_response::MetadataResponsePartition {
+impl Random for metadata_response::MetadataResponsePartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=13).contains(&v) {
@@ -9907,7 +9874,7 @@ impl Random for kafka_wire::messages::metadata_response::MetadataResponsePartiti
     }
 }
 
-impl ToJson for kafka_wire::messages::leader_and_isr_response::LeaderAndIsrResponse {
+impl ToJson for leader_and_isr_response::LeaderAndIsrResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -9921,7 +9888,7 @@ impl ToJson for kafka_wire::messages::leader_and_isr_response::LeaderAndIsrRespo
     }
 }
 
-impl Random for kafka_wire::messages::leader_and_isr_response::LeaderAndIsrResponse {
+impl Random for leader_and_isr_response::LeaderAndIsrResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=7).contains(&v) {
@@ -9940,7 +9907,7 @@ impl Random for kafka_wire::messages::leader_and_isr_response::LeaderAndIsrRespo
     }
 }
 
-impl ToJson for kafka_wire::messages::leader_and_isr_response::LeaderAndIsrPartitionError {
+impl ToJson for leader_and_isr_response::LeaderAndIsrPartitionError {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -9954,7 +9921,7 @@ impl ToJson for kafka_wire::messages::leader_and_isr_response::LeaderAndIsrParti
     }
 }
 
-impl Random for kafka_wire::messages::leader_and_isr_response::LeaderAndIsrPartitionError {
+impl Random for leader_and_isr_response::LeaderAndIsrPartitionError {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=4).contains(&v) {
@@ -9973,7 +9940,7 @@ impl Random for kafka_wire::messages::leader_and_isr_response::LeaderAndIsrParti
     }
 }
 
-impl ToJson for kafka_wire::messages::leader_and_isr_response::LeaderAndIsrTopicError {
+impl ToJson for leader_and_isr_response::LeaderAndIsrTopicError {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -9986,7 +9953,7 @@ impl ToJson for kafka_wire::messages::leader_and_isr_response::LeaderAndIsrTopic
     }
 }
 
-impl Random for kafka_wire::messages::leader_and_isr_response::LeaderAndIsrTopicError {
+impl Random for leader_and_isr_response::LeaderAndIsrTopicError {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (5..=7).contains(&v) {
@@ -10002,7 +9969,7 @@ impl Random for kafka_wire::messages::leader_and_isr_response::LeaderAndIsrTopic
     }
 }
 
-impl ToJson for kafka_wire::messages::stop_replica_response::StopReplicaResponse {
+impl ToJson for stop_replica_response::StopReplicaResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -10015,7 +9982,7 @@ impl ToJson for kafka_wire::messages::stop_replica_response::StopReplicaResponse
     }
 }
 
-impl Random for kafka_wire::messages::stop_replica_response::StopReplicaResponse {
+impl Random for stop_replica_response::StopReplicaResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=4).contains(&v) {
@@ -10031,7 +9998,7 @@ impl Random for kafka_wire::messages::stop_replica_response::StopReplicaResponse
     }
 }
 
-impl ToJson for kafka_wire::messages::stop_replica_response::StopReplicaPartitionError {
+impl ToJson for stop_replica_response::StopReplicaPartitionError {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -10045,7 +10012,7 @@ impl ToJson for kafka_wire::messages::stop_replica_response::StopReplicaPartitio
     }
 }
 
-impl Random for kafka_wire::messages::stop_replica_response::StopReplicaPartitionError {
+impl Random for stop_replica_response::StopReplicaPartitionError {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=4).contains(&v) {
@@ -10064,7 +10031,7 @@ impl Random for kafka_wire::messages::stop_replica_response::StopReplicaPartitio
     }
 }
 
-impl ToJson for kafka_wire::messages::update_metadata_response::UpdateMetadataResponse {
+impl ToJson for update_metadata_response::UpdateMetadataResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -10076,7 +10043,7 @@ impl ToJson for kafka_wire::messages::update_metadata_response::UpdateMetadataRe
     }
 }
 
-impl Random for kafka_wire::messages::update_metadata_response::UpdateMetadataResponse {
+impl Random for update_metadata_response::UpdateMetadataResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=8).contains(&v) {
@@ -10089,7 +10056,7 @@ impl Random for kafka_wire::messages::update_metadata_response::UpdateMetadataRe
     }
 }
 
-impl ToJson for kafka_wire::messages::controlled_shutdown_response::ControlledShutdownResponse {
+impl ToJson for controlled_shutdown_response::ControlledShutdownResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -10105,7 +10072,7 @@ impl ToJson for kafka_wire::messages::controlled_shutdown_response::ControlledSh
     }
 }
 
-impl Random for kafka_wire::messages::controlled_shutdown_response::ControlledShutdownResponse {
+impl Random for controlled_shutdown_response::ControlledShutdownResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -10121,7 +10088,7 @@ impl Random for kafka_wire::messages::controlled_shutdown_response::ControlledSh
     }
 }
 
-impl ToJson for kafka_wire::messages::controlled_shutdown_response::RemainingPartition {
+impl ToJson for controlled_shutdown_response::RemainingPartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -10134,7 +10101,7 @@ impl ToJson for kafka_wire::messages::controlled_shutdown_response::RemainingPar
     }
 }
 
-impl Random for kafka_wire::messages::controlled_shutdown_response::RemainingPartition {
+impl Random for controlled_shutdown_response::RemainingPartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -10150,7 +10117,7 @@ impl Random for kafka_wire::messages::controlled_shutdown_response::RemainingPar
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_commit_response::OffsetCommitResponse {
+impl ToJson for offset_commit_response::OffsetCommitResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -10163,7 +10130,7 @@ impl ToJson for kafka_wire::messages::offset_commit_response::OffsetCommitRespon
     }
 }
 
-impl Random for kafka_wire::messages::offset_commit_response::OffsetCommitResponse {
+impl Random for offset_commit_response::OffsetCommitResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (3..=10).contains(&v) {
@@ -10179,7 +10146,7 @@ impl Random for kafka_wire::messages::offset_commit_response::OffsetCommitRespon
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_commit_response::OffsetCommitResponseTopic {
+impl ToJson for offset_commit_response::OffsetCommitResponseTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -10193,7 +10160,7 @@ impl ToJson for kafka_wire::messages::offset_commit_response::OffsetCommitRespon
     }
 }
 
-impl Random for kafka_wire::messages::offset_commit_response::OffsetCommitResponseTopic {
+impl Random for offset_commit_response::OffsetCommitResponseTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=9).contains(&v) {
@@ -10212,7 +10179,7 @@ impl Random for kafka_wire::messages::offset_commit_response::OffsetCommitRespon
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_commit_response::OffsetCommitResponsePartition {
+impl ToJson for offset_commit_response::OffsetCommitResponsePartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -10225,7 +10192,7 @@ impl ToJson for kafka_wire::messages::offset_commit_response::OffsetCommitRespon
     }
 }
 
-impl Random for kafka_wire::messages::offset_commit_response::OffsetCommitResponsePartition {
+impl Random for offset_commit_response::OffsetCommitResponsePartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=10).contains(&v) {
@@ -10241,7 +10208,7 @@ impl Random for kafka_wire::messages::offset_commit_response::OffsetCommitRespon
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_fetch_response::OffsetFetchResponse {
+impl ToJson for offset_fetch_response::OffsetFetchResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -10256,7 +10223,7 @@ impl ToJson for kafka_wire::messages::offset_fetch_response::OffsetFetchResponse
     }
 }
 
-impl Random for kafka_wire::messages::offset_fetch_response::OffsetFetchResponse {
+impl Random for offset_fetch_response::OffsetFetchResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (3..=10).contains(&v) {
@@ -10278,7 +10245,7 @@ impl Random for kafka_wire::messages::offset_fetch_response::OffsetFetchResponse
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_fetch_response::OffsetFetchResponseTopic {
+impl ToJson for offset_fetch_response::OffsetFetchResponseTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -10291,7 +10258,7 @@ impl ToJson for kafka_wire::messages::offset_fetch_response::OffsetFetchResponse
     }
 }
 
-impl Random for kafka_wire::messages::offset_fetch_response::OffsetFetchResponseTopic {
+impl Random for offset_fetch_response::OffsetFetchResponseTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=7).contains(&v) {
@@ -10307,7 +10274,7 @@ impl Random for kafka_wire::messages::offset_fetch_response::OffsetFetchResponse
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_fetch_response::OffsetFetchResponseGroup {
+impl ToJson for offset_fetch_response::OffsetFetchResponseGroup {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -10321,7 +10288,7 @@ impl ToJson for kafka_wire::messages::offset_fetch_response::OffsetFetchResponse
     }
 }
 
-impl Random for kafka_wire::messages::offset_fetch_response::OffsetFetchResponseGroup {
+impl Random for offset_fetch_response::OffsetFetchResponseGroup {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (8..=10).contains(&v) {
@@ -10340,7 +10307,7 @@ impl Random for kafka_wire::messages::offset_fetch_response::OffsetFetchResponse
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_fetch_response::OffsetFetchResponsePartition {
+impl ToJson for offset_fetch_response::OffsetFetchResponsePartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -10359,7 +10326,7 @@ impl ToJson for kafka_wire::messages::offset_fetch_response::OffsetFetchResponse
     }
 }
 
-impl Random for kafka_wire::messages::offset_fetch_response::OffsetFetchResponsePartition {
+impl Random for offset_fetch_response::OffsetFetchResponsePartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=7).contains(&v) {
@@ -10388,7 +10355,7 @@ impl Random for kafka_wire::messages::offset_fetch_response::OffsetFetchResponse
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_fetch_response::OffsetFetchResponseTopics {
+impl ToJson for offset_fetch_response::OffsetFetchResponseTopics {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -10402,7 +10369,7 @@ impl ToJson for kafka_wire::messages::offset_fetch_response::OffsetFetchResponse
     }
 }
 
-impl Random for kafka_wire::messages::offset_fetch_response::OffsetFetchResponseTopics {
+impl Random for offset_fetch_response::OffsetFetchResponseTopics {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (8..=9).contains(&v) {
@@ -10421,7 +10388,7 @@ impl Random for kafka_wire::messages::offset_fetch_response::OffsetFetchResponse
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_fetch_response::OffsetFetchResponsePartitions {
+impl ToJson for offset_fetch_response::OffsetFetchResponsePartitions {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -10440,7 +10407,7 @@ impl ToJson for kafka_wire::messages::offset_fetch_response::OffsetFetchResponse
     }
 }
 
-impl Random for kafka_wire::messages::offset_fetch_response::OffsetFetchResponsePartitions {
+impl Random for offset_fetch_response::OffsetFetchResponsePartitions {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (8..=10).contains(&v) {
@@ -10469,7 +10436,7 @@ impl Random for kafka_wire::messages::offset_fetch_response::OffsetFetchResponse
     }
 }
 
-impl ToJson for kafka_wire::messages::find_coordinator_response::FindCoordinatorResponse {
+impl ToJson for find_coordinator_response::FindCoordinatorResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -10487,7 +10454,7 @@ impl ToJson for kafka_wire::messages::find_coordinator_response::FindCoordinator
     }
 }
 
-impl Random for kafka_wire::messages::find_coordinator_response::FindCoordinatorResponse {
+impl Random for find_coordinator_response::FindCoordinatorResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=6).contains(&v) {
@@ -10522,7 +10489,7 @@ impl Random for kafka_wire::messages::find_coordinator_response::FindCoordinator
     }
 }
 
-impl ToJson for kafka_wire::messages::find_coordinator_response::Coordinator {
+impl ToJson for find_coordinator_response::Coordinator {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("key".into(), self.key.to_json());
@@ -10539,7 +10506,7 @@ impl ToJson for kafka_wire::messages::find_coordinator_response::Coordinator {
     }
 }
 
-impl Random for kafka_wire::messages::find_coordinator_response::Coordinator {
+impl Random for find_coordinator_response::Coordinator {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (4..=6).contains(&v) {
@@ -10571,7 +10538,7 @@ impl Random for kafka_wire::messages::find_coordinator_response::Coordinator {
     }
 }
 
-impl ToJson for kafka_wire::messages::join_group_response::JoinGroupResponse {
+impl ToJson for join_group_response::JoinGroupResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -10591,7 +10558,7 @@ impl ToJson for kafka_wire::messages::join_group_response::JoinGroupResponse {
     }
 }
 
-impl Random for kafka_wire::messages::join_group_response::JoinGroupResponse {
+impl Random for join_group_response::JoinGroupResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (2..=9).contains(&v) {
@@ -10636,7 +10603,7 @@ impl Random for kafka_wire::messages::join_group_response::JoinGroupResponse {
     }
 }
 
-impl ToJson for kafka_wire::messages::join_group_response::JoinGroupResponseMember {
+impl ToJson for join_group_response::JoinGroupResponseMember {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("member_id".into(), self.member_id.to_json());
@@ -10650,7 +10617,7 @@ impl ToJson for kafka_wire::messages::join_group_response::JoinGroupResponseMemb
     }
 }
 
-impl Random for kafka_wire::messages::join_group_response::JoinGroupResponseMember {
+impl Random for join_group_response::JoinGroupResponseMember {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=9).contains(&v) {
@@ -10673,7 +10640,7 @@ impl Random for kafka_wire::messages::join_group_response::JoinGroupResponseMemb
     }
 }
 
-impl ToJson for kafka_wire::messages::heartbeat_response::HeartbeatResponse {
+impl ToJson for heartbeat_response::HeartbeatResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -10686,7 +10653,7 @@ impl ToJson for kafka_wire::messages::heartbeat_response::HeartbeatResponse {
     }
 }
 
-impl Random for kafka_wire::messages::heartbeat_response::HeartbeatResponse {
+impl Random for heartbeat_response::HeartbeatResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=4).contains(&v) {
@@ -10702,7 +10669,7 @@ impl Random for kafka_wire::messages::heartbeat_response::HeartbeatResponse {
     }
 }
 
-impl ToJson for kafka_wire::messages::leave_group_response::LeaveGroupResponse {
+impl ToJson for leave_group_response::LeaveGroupResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -10716,7 +10683,7 @@ impl ToJson for kafka_wire::messages::leave_group_response::LeaveGroupResponse {
     }
 }
 
-impl Random for kafka_wire::messages::leave_group_response::LeaveGroupResponse {
+impl Random for leave_group_response::LeaveGroupResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=5).contains(&v) {
@@ -10735,7 +10702,7 @@ impl Random for kafka_wire::messages::leave_group_response::LeaveGroupResponse {
     }
 }
 
-impl ToJson for kafka_wire::messages::leave_group_response::MemberResponse {
+impl ToJson for leave_group_response::MemberResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("member_id".into(), self.member_id.to_json());
@@ -10749,7 +10716,7 @@ impl ToJson for kafka_wire::messages::leave_group_response::MemberResponse {
     }
 }
 
-impl Random for kafka_wire::messages::leave_group_response::MemberResponse {
+impl Random for leave_group_response::MemberResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (3..=5).contains(&v) {
@@ -10772,7 +10739,7 @@ impl Random for kafka_wire::messages::leave_group_response::MemberResponse {
     }
 }
 
-impl ToJson for kafka_wire::messages::sync_group_response::SyncGroupResponse {
+impl ToJson for sync_group_response::SyncGroupResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -10788,7 +10755,7 @@ impl ToJson for kafka_wire::messages::sync_group_response::SyncGroupResponse {
     }
 }
 
-impl Random for kafka_wire::messages::sync_group_response::SyncGroupResponse {
+impl Random for sync_group_response::SyncGroupResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=5).contains(&v) {
@@ -10821,7 +10788,7 @@ impl Random for kafka_wire::messages::sync_group_response::SyncGroupResponse {
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_groups_response::DescribeGroupsResponse {
+impl ToJson for describe_groups_response::DescribeGroupsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -10834,7 +10801,7 @@ impl ToJson for kafka_wire::messages::describe_groups_response::DescribeGroupsRe
     }
 }
 
-impl Random for kafka_wire::messages::describe_groups_response::DescribeGroupsResponse {
+impl Random for describe_groups_response::DescribeGroupsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=6).contains(&v) {
@@ -10850,7 +10817,7 @@ impl Random for kafka_wire::messages::describe_groups_response::DescribeGroupsRe
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_groups_response::DescribedGroup {
+impl ToJson for describe_groups_response::DescribedGroup {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -10872,7 +10839,7 @@ impl ToJson for kafka_wire::messages::describe_groups_response::DescribedGroup {
     }
 }
 
-impl Random for kafka_wire::messages::describe_groups_response::DescribedGroup {
+impl Random for describe_groups_response::DescribedGroup {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=6).contains(&v) {
@@ -10910,7 +10877,7 @@ impl Random for kafka_wire::messages::describe_groups_response::DescribedGroup {
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_groups_response::DescribedGroupMember {
+impl ToJson for describe_groups_response::DescribedGroupMember {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("member_id".into(), self.member_id.to_json());
@@ -10927,7 +10894,7 @@ impl ToJson for kafka_wire::messages::describe_groups_response::DescribedGroupMe
     }
 }
 
-impl Random for kafka_wire::messages::describe_groups_response::DescribedGroupMember {
+impl Random for describe_groups_response::DescribedGroupMember {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=6).contains(&v) {
@@ -10959,7 +10926,7 @@ impl Random for kafka_wire::messages::describe_groups_response::DescribedGroupMe
     }
 }
 
-impl ToJson for kafka_wire::messages::list_groups_response::ListGroupsResponse {
+impl ToJson for list_groups_response::ListGroupsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -10973,7 +10940,7 @@ impl ToJson for kafka_wire::messages::list_groups_response::ListGroupsResponse {
     }
 }
 
-impl Random for kafka_wire::messages::list_groups_response::ListGroupsResponse {
+impl Random for list_groups_response::ListGroupsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=5).contains(&v) {
@@ -10992,7 +10959,7 @@ impl Random for kafka_wire::messages::list_groups_response::ListGroupsResponse {
     }
 }
 
-impl ToJson for kafka_wire::messages::list_groups_response::ListedGroup {
+impl ToJson for list_groups_response::ListedGroup {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -11007,7 +10974,7 @@ impl ToJson for kafka_wire::messages::list_groups_response::ListedGroup {
     }
 }
 
-impl Random for kafka_wire::messages::list_groups_response::ListedGroup {
+impl Random for list_groups_response::ListedGroup {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -11029,7 +10996,7 @@ impl Random for kafka_wire::messages::list_groups_response::ListedGroup {
     }
 }
 
-impl ToJson for kafka_wire::messages::sasl_handshake_response::SaslHandshakeResponse {
+impl ToJson for sasl_handshake_response::SaslHandshakeResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -11039,7 +11006,7 @@ impl ToJson for kafka_wire::messages::sasl_handshake_response::SaslHandshakeResp
     }
 }
 
-impl Random for kafka_wire::messages::sasl_handshake_response::SaslHandshakeResponse {
+impl Random for sasl_handshake_response::SaslHandshakeResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -11052,7 +11019,7 @@ impl Random for kafka_wire::messages::sasl_handshake_response::SaslHandshakeResp
     }
 }
 
-impl ToJson for kafka_wire::messages::api_versions_response::ApiVersionsResponse {
+impl ToJson for api_versions_response::ApiVersionsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -11082,7 +11049,7 @@ impl ToJson for kafka_wire::messages::api_versions_response::ApiVersionsResponse
     }
 }
 
-impl Random for kafka_wire::messages::api_versions_response::ApiVersionsResponse {
+impl Random for api_versions_response::ApiVersionsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -11113,7 +11080,7 @@ impl Random for kafka_wire::messages::api_versions_response::ApiVersionsResponse
     }
 }
 
-impl ToJson for kafka_wire::messages::api_versions_response::ApiVersion {
+impl ToJson for api_versions_response::ApiVersion {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("api_key".into(), self.api_key.to_json());
@@ -11127,7 +11094,7 @@ impl ToJson for kafka_wire::messages::api_versions_response::ApiVersion {
     }
 }
 
-impl Random for kafka_wire::messages::api_versions_response::ApiVersion {
+impl Random for api_versions_response::ApiVersion {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -11146,7 +11113,7 @@ impl Random for kafka_wire::messages::api_versions_response::ApiVersion {
     }
 }
 
-impl ToJson for kafka_wire::messages::api_versions_response::SupportedFeatureKey {
+impl ToJson for api_versions_response::SupportedFeatureKey {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -11160,7 +11127,7 @@ impl ToJson for kafka_wire::messages::api_versions_response::SupportedFeatureKey
     }
 }
 
-impl Random for kafka_wire::messages::api_versions_response::SupportedFeatureKey {
+impl Random for api_versions_response::SupportedFeatureKey {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (3..=5).contains(&v) {
@@ -11179,7 +11146,7 @@ impl Random for kafka_wire::messages::api_versions_response::SupportedFeatureKey
     }
 }
 
-impl ToJson for kafka_wire::messages::api_versions_response::FinalizedFeatureKey {
+impl ToJson for api_versions_response::FinalizedFeatureKey {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -11193,7 +11160,7 @@ impl ToJson for kafka_wire::messages::api_versions_response::FinalizedFeatureKey
     }
 }
 
-impl Random for kafka_wire::messages::api_versions_response::FinalizedFeatureKey {
+impl Random for api_versions_response::FinalizedFeatureKey {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (3..=5).contains(&v) {
@@ -11212,7 +11179,7 @@ impl Random for kafka_wire::messages::api_versions_response::FinalizedFeatureKey
     }
 }
 
-impl ToJson for kafka_wire::messages::create_topics_response::CreateTopicsResponse {
+impl ToJson for create_topics_response::CreateTopicsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -11225,7 +11192,7 @@ impl ToJson for kafka_wire::messages::create_topics_response::CreateTopicsRespon
     }
 }
 
-impl Random for kafka_wire::messages::create_topics_response::CreateTopicsResponse {
+impl Random for create_topics_response::CreateTopicsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (2..=7).contains(&v) {
@@ -11241,7 +11208,7 @@ impl Random for kafka_wire::messages::create_topics_response::CreateTopicsRespon
     }
 }
 
-impl ToJson for kafka_wire::messages::create_topics_response::CreatableTopicResult {
+impl ToJson for create_topics_response::CreatableTopicResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -11266,7 +11233,7 @@ impl ToJson for kafka_wire::messages::create_topics_response::CreatableTopicResu
     }
 }
 
-impl Random for kafka_wire::messages::create_topics_response::CreatableTopicResult {
+impl Random for create_topics_response::CreatableTopicResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=7).contains(&v) {
@@ -11308,7 +11275,7 @@ impl Random for kafka_wire::messages::create_topics_response::CreatableTopicResu
     }
 }
 
-impl ToJson for kafka_wire::messages::create_topics_response::CreatableTopicConfigs {
+impl ToJson for create_topics_response::CreatableTopicConfigs {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -11324,7 +11291,7 @@ impl ToJson for kafka_wire::messages::create_topics_response::CreatableTopicConf
     }
 }
 
-impl Random for kafka_wire::messages::create_topics_response::CreatableTopicConfigs {
+impl Random for create_topics_response::CreatableTopicConfigs {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (5..=7).contains(&v) {
@@ -11353,7 +11320,7 @@ impl Random for kafka_wire::messages::create_topics_response::CreatableTopicConf
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_topics_response::DeleteTopicsResponse {
+impl ToJson for delete_topics_response::DeleteTopicsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -11366,7 +11333,7 @@ impl ToJson for kafka_wire::messages::delete_topics_response::DeleteTopicsRespon
     }
 }
 
-impl Random for kafka_wire::messages::delete_topics_response::DeleteTopicsResponse {
+impl Random for delete_topics_response::DeleteTopicsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=6).contains(&v) {
@@ -11382,7 +11349,7 @@ impl Random for kafka_wire::messages::delete_topics_response::DeleteTopicsRespon
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_topics_response::DeletableTopicResult {
+impl ToJson for delete_topics_response::DeletableTopicResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -11397,7 +11364,7 @@ impl ToJson for kafka_wire::messages::delete_topics_response::DeletableTopicResu
     }
 }
 
-impl Random for kafka_wire::messages::delete_topics_response::DeletableTopicResult {
+impl Random for delete_topics_response::DeletableTopicResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=6).contains(&v) {
@@ -11427,7 +11394,7 @@ impl Random for kafka_wire::messages::delete_topics_response::DeletableTopicResu
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_records_response::DeleteRecordsResponse {
+impl ToJson for delete_records_response::DeleteRecordsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -11440,7 +11407,7 @@ impl ToJson for kafka_wire::messages::delete_records_response::DeleteRecordsResp
     }
 }
 
-impl Random for kafka_wire::messages::delete_records_response::DeleteRecordsResponse {
+impl Random for delete_records_response::DeleteRecordsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -11456,7 +11423,7 @@ impl Random for kafka_wire::messages::delete_records_response::DeleteRecordsResp
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_records_response::DeleteRecordsTopicResult {
+impl ToJson for delete_records_response::DeleteRecordsTopicResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -11469,7 +11436,7 @@ impl ToJson for kafka_wire::messages::delete_records_response::DeleteRecordsTopi
     }
 }
 
-impl Random for kafka_wire::messages::delete_records_response::DeleteRecordsTopicResult {
+impl Random for delete_records_response::DeleteRecordsTopicResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -11485,7 +11452,7 @@ impl Random for kafka_wire::messages::delete_records_response::DeleteRecordsTopi
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_records_response::DeleteRecordsPartitionResult {
+impl ToJson for delete_records_response::DeleteRecordsPartitionResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -11499,7 +11466,7 @@ impl ToJson for kafka_wire::messages::delete_records_response::DeleteRecordsPart
     }
 }
 
-impl Random for kafka_wire::messages::delete_records_response::DeleteRecordsPartitionResult {
+impl Random for delete_records_response::DeleteRecordsPartitionResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -11518,7 +11485,7 @@ impl Random for kafka_wire::messages::delete_records_response::DeleteRecordsPart
     }
 }
 
-impl ToJson for kafka_wire::messages::init_producer_id_response::InitProducerIdResponse {
+impl ToJson for init_producer_id_response::InitProducerIdResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -11533,7 +11500,7 @@ impl ToJson for kafka_wire::messages::init_producer_id_response::InitProducerIdR
     }
 }
 
-impl Random for kafka_wire::messages::init_producer_id_response::InitProducerIdResponse {
+impl Random for init_producer_id_response::InitProducerIdResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -11555,9 +11522,7 @@ impl Random for kafka_wire::messages::init_producer_id_response::InitProducerIdR
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::offset_for_leader_epoch_response::OffsetForLeaderEpochResponse
-{
+impl ToJson for offset_for_leader_epoch_response::OffsetForLeaderEpochResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -11570,9 +11535,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::offset_for_leader_epoch_response::OffsetForLeaderEpochResponse
-{
+impl Random for offset_for_leader_epoch_response::OffsetForLeaderEpochResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (2..=4).contains(&v) {
@@ -11588,7 +11551,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_for_leader_epoch_response::OffsetForLeaderTopicResult {
+impl ToJson for offset_for_leader_epoch_response::OffsetForLeaderTopicResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic".into(), self.topic.to_json());
@@ -11601,7 +11564,7 @@ impl ToJson for kafka_wire::messages::offset_for_leader_epoch_response::OffsetFo
     }
 }
 
-impl Random for kafka_wire::messages::offset_for_leader_epoch_response::OffsetForLeaderTopicResult {
+impl Random for offset_for_leader_epoch_response::OffsetForLeaderTopicResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=4).contains(&v) {
@@ -11617,7 +11580,7 @@ impl Random for kafka_wire::messages::offset_for_leader_epoch_response::OffsetFo
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_for_leader_epoch_response::EpochEndOffset {
+impl ToJson for offset_for_leader_epoch_response::EpochEndOffset {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -11632,7 +11595,7 @@ impl ToJson for kafka_wire::messages::offset_for_leader_epoch_response::EpochEnd
     }
 }
 
-impl Random for kafka_wire::messages::offset_for_leader_epoch_response::EpochEndOffset {
+impl Random for offset_for_leader_epoch_response::EpochEndOffset {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=4).contains(&v) {
@@ -11654,7 +11617,7 @@ impl Random for kafka_wire::messages::offset_for_leader_epoch_response::EpochEnd
     }
 }
 
-impl ToJson for kafka_wire::messages::add_partitions_to_txn_response::AddPartitionsToTxnResponse {
+impl ToJson for add_partitions_to_txn_response::AddPartitionsToTxnResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -11675,7 +11638,7 @@ impl ToJson for kafka_wire::messages::add_partitions_to_txn_response::AddPartiti
     }
 }
 
-impl Random for kafka_wire::messages::add_partitions_to_txn_response::AddPartitionsToTxnResponse {
+impl Random for add_partitions_to_txn_response::AddPartitionsToTxnResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -11697,9 +11660,7 @@ impl Random for kafka_wire::messages::add_partitions_to_txn_response::AddPartiti
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::add_partitions_to_txn_response::AddPartitionsToTxnTopicResult
-{
+impl ToJson for add_partitions_to_txn_response::AddPartitionsToTxnTopicResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -11715,9 +11676,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::add_partitions_to_txn_response::AddPartitionsToTxnTopicResult
-{
+impl Random for add_partitions_to_txn_response::AddPartitionsToTxnTopicResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -11733,7 +11692,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::add_partitions_to_txn_response::AddPartitionsToTxnResult {
+impl ToJson for add_partitions_to_txn_response::AddPartitionsToTxnResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("transactional_id".into(), self.transactional_id.to_json());
@@ -11746,7 +11705,7 @@ impl ToJson for kafka_wire::messages::add_partitions_to_txn_response::AddPartiti
     }
 }
 
-impl Random for kafka_wire::messages::add_partitions_to_txn_response::AddPartitionsToTxnResult {
+impl Random for add_partitions_to_txn_response::AddPartitionsToTxnResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (4..=5).contains(&v) {
@@ -11762,9 +11721,7 @@ impl Random for kafka_wire::messages::add_partitions_to_txn_response::AddPartiti
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::add_partitions_to_txn_response::AddPartitionsToTxnPartitionResult
-{
+impl ToJson for add_partitions_to_txn_response::AddPartitionsToTxnPartitionResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -11780,9 +11737,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::add_partitions_to_txn_response::AddPartitionsToTxnPartitionResult
-{
+impl Random for add_partitions_to_txn_response::AddPartitionsToTxnPartitionResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -11798,7 +11753,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::add_offsets_to_txn_response::AddOffsetsToTxnResponse {
+impl ToJson for add_offsets_to_txn_response::AddOffsetsToTxnResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -11811,7 +11766,7 @@ impl ToJson for kafka_wire::messages::add_offsets_to_txn_response::AddOffsetsToT
     }
 }
 
-impl Random for kafka_wire::messages::add_offsets_to_txn_response::AddOffsetsToTxnResponse {
+impl Random for add_offsets_to_txn_response::AddOffsetsToTxnResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=4).contains(&v) {
@@ -11827,7 +11782,7 @@ impl Random for kafka_wire::messages::add_offsets_to_txn_response::AddOffsetsToT
     }
 }
 
-impl ToJson for kafka_wire::messages::end_txn_response::EndTxnResponse {
+impl ToJson for end_txn_response::EndTxnResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -11842,7 +11797,7 @@ impl ToJson for kafka_wire::messages::end_txn_response::EndTxnResponse {
     }
 }
 
-impl Random for kafka_wire::messages::end_txn_response::EndTxnResponse {
+impl Random for end_txn_response::EndTxnResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -11864,7 +11819,7 @@ impl Random for kafka_wire::messages::end_txn_response::EndTxnResponse {
     }
 }
 
-impl ToJson for kafka_wire::messages::write_txn_markers_response::WriteTxnMarkersResponse {
+impl ToJson for write_txn_markers_response::WriteTxnMarkersResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("markers".into(), self.markers.to_json());
@@ -11876,7 +11831,7 @@ impl ToJson for kafka_wire::messages::write_txn_markers_response::WriteTxnMarker
     }
 }
 
-impl Random for kafka_wire::messages::write_txn_markers_response::WriteTxnMarkersResponse {
+impl Random for write_txn_markers_response::WriteTxnMarkersResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -11889,7 +11844,7 @@ impl Random for kafka_wire::messages::write_txn_markers_response::WriteTxnMarker
     }
 }
 
-impl ToJson for kafka_wire::messages::write_txn_markers_response::WritableTxnMarkerResult {
+impl ToJson for write_txn_markers_response::WritableTxnMarkerResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("producer_id".into(), self.producer_id.to_json());
@@ -11902,7 +11857,7 @@ impl ToJson for kafka_wire::messages::write_txn_markers_response::WritableTxnMar
     }
 }
 
-impl Random for kafka_wire::messages::write_txn_markers_response::WritableTxnMarkerResult {
+impl Random for write_txn_markers_response::WritableTxnMarkerResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -11918,7 +11873,7 @@ impl Random for kafka_wire::messages::write_txn_markers_response::WritableTxnMar
     }
 }
 
-impl ToJson for kafka_wire::messages::write_txn_markers_response::WritableTxnMarkerTopicResult {
+impl ToJson for write_txn_markers_response::WritableTxnMarkerTopicResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -11931,7 +11886,7 @@ impl ToJson for kafka_wire::messages::write_txn_markers_response::WritableTxnMar
     }
 }
 
-impl Random for kafka_wire::messages::write_txn_markers_response::WritableTxnMarkerTopicResult {
+impl Random for write_txn_markers_response::WritableTxnMarkerTopicResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -11947,7 +11902,7 @@ impl Random for kafka_wire::messages::write_txn_markers_response::WritableTxnMar
     }
 }
 
-impl ToJson for kafka_wire::messages::write_txn_markers_response::WritableTxnMarkerPartitionResult {
+impl ToJson for write_txn_markers_response::WritableTxnMarkerPartitionResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -11960,7 +11915,7 @@ impl ToJson for kafka_wire::messages::write_txn_markers_response::WritableTxnMar
     }
 }
 
-impl Random for kafka_wire::messages::write_txn_markers_response::WritableTxnMarkerPartitionResult {
+impl Random for write_txn_markers_response::WritableTxnMarkerPartitionResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -11976,7 +11931,7 @@ impl Random for kafka_wire::messages::write_txn_markers_response::WritableTxnMar
     }
 }
 
-impl ToJson for kafka_wire::messages::txn_offset_commit_response::TxnOffsetCommitResponse {
+impl ToJson for txn_offset_commit_response::TxnOffsetCommitResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -11989,7 +11944,7 @@ impl ToJson for kafka_wire::messages::txn_offset_commit_response::TxnOffsetCommi
     }
 }
 
-impl Random for kafka_wire::messages::txn_offset_commit_response::TxnOffsetCommitResponse {
+impl Random for txn_offset_commit_response::TxnOffsetCommitResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=6).contains(&v) {
@@ -12005,7 +11960,7 @@ impl Random for kafka_wire::messages::txn_offset_commit_response::TxnOffsetCommi
     }
 }
 
-impl ToJson for kafka_wire::messages::txn_offset_commit_response::TxnOffsetCommitResponseTopic {
+impl ToJson for txn_offset_commit_response::TxnOffsetCommitResponseTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -12019,7 +11974,7 @@ impl ToJson for kafka_wire::messages::txn_offset_commit_response::TxnOffsetCommi
     }
 }
 
-impl Random for kafka_wire::messages::txn_offset_commit_response::TxnOffsetCommitResponseTopic {
+impl Random for txn_offset_commit_response::TxnOffsetCommitResponseTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -12038,7 +11993,7 @@ impl Random for kafka_wire::messages::txn_offset_commit_response::TxnOffsetCommi
     }
 }
 
-impl ToJson for kafka_wire::messages::txn_offset_commit_response::TxnOffsetCommitResponsePartition {
+impl ToJson for txn_offset_commit_response::TxnOffsetCommitResponsePartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -12051,7 +12006,7 @@ impl ToJson for kafka_wire::messages::txn_offset_commit_response::TxnOffsetCommi
     }
 }
 
-impl Random for kafka_wire::messages::txn_offset_commit_response::TxnOffsetCommitResponsePartition {
+impl Random for txn_offset_commit_response::TxnOffsetCommitResponsePartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=6).contains(&v) {
@@ -12067,7 +12022,7 @@ impl Random for kafka_wire::messages::txn_offset_commit_response::TxnOffsetCommi
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_acls_response::DescribeAclsResponse {
+impl ToJson for describe_acls_response::DescribeAclsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -12082,7 +12037,7 @@ impl ToJson for kafka_wire::messages::describe_acls_response::DescribeAclsRespon
     }
 }
 
-impl Random for kafka_wire::messages::describe_acls_response::DescribeAclsResponse {
+impl Random for describe_acls_response::DescribeAclsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -12108,7 +12063,7 @@ impl Random for kafka_wire::messages::describe_acls_response::DescribeAclsRespon
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_acls_response::DescribeAclsResource {
+impl ToJson for describe_acls_response::DescribeAclsResource {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("resource_type".into(), self.resource_type.to_json());
@@ -12123,7 +12078,7 @@ impl ToJson for kafka_wire::messages::describe_acls_response::DescribeAclsResour
     }
 }
 
-impl Random for kafka_wire::messages::describe_acls_response::DescribeAclsResource {
+impl Random for describe_acls_response::DescribeAclsResource {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -12145,7 +12100,7 @@ impl Random for kafka_wire::messages::describe_acls_response::DescribeAclsResour
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_acls_response::AclDescription {
+impl ToJson for describe_acls_response::AclDescription {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("principal".into(), self.principal.to_json());
@@ -12160,7 +12115,7 @@ impl ToJson for kafka_wire::messages::describe_acls_response::AclDescription {
     }
 }
 
-impl Random for kafka_wire::messages::describe_acls_response::AclDescription {
+impl Random for describe_acls_response::AclDescription {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -12182,7 +12137,7 @@ impl Random for kafka_wire::messages::describe_acls_response::AclDescription {
     }
 }
 
-impl ToJson for kafka_wire::messages::create_acls_response::CreateAclsResponse {
+impl ToJson for create_acls_response::CreateAclsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -12195,7 +12150,7 @@ impl ToJson for kafka_wire::messages::create_acls_response::CreateAclsResponse {
     }
 }
 
-impl Random for kafka_wire::messages::create_acls_response::CreateAclsResponse {
+impl Random for create_acls_response::CreateAclsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -12211,7 +12166,7 @@ impl Random for kafka_wire::messages::create_acls_response::CreateAclsResponse {
     }
 }
 
-impl ToJson for kafka_wire::messages::create_acls_response::AclCreationResult {
+impl ToJson for create_acls_response::AclCreationResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -12224,7 +12179,7 @@ impl ToJson for kafka_wire::messages::create_acls_response::AclCreationResult {
     }
 }
 
-impl Random for kafka_wire::messages::create_acls_response::AclCreationResult {
+impl Random for create_acls_response::AclCreationResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -12244,7 +12199,7 @@ impl Random for kafka_wire::messages::create_acls_response::AclCreationResult {
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_acls_response::DeleteAclsResponse {
+impl ToJson for delete_acls_response::DeleteAclsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -12257,7 +12212,7 @@ impl ToJson for kafka_wire::messages::delete_acls_response::DeleteAclsResponse {
     }
 }
 
-impl Random for kafka_wire::messages::delete_acls_response::DeleteAclsResponse {
+impl Random for delete_acls_response::DeleteAclsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -12273,7 +12228,7 @@ impl Random for kafka_wire::messages::delete_acls_response::DeleteAclsResponse {
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_acls_response::DeleteAclsFilterResult {
+impl ToJson for delete_acls_response::DeleteAclsFilterResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -12287,7 +12242,7 @@ impl ToJson for kafka_wire::messages::delete_acls_response::DeleteAclsFilterResu
     }
 }
 
-impl Random for kafka_wire::messages::delete_acls_response::DeleteAclsFilterResult {
+impl Random for delete_acls_response::DeleteAclsFilterResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -12310,7 +12265,7 @@ impl Random for kafka_wire::messages::delete_acls_response::DeleteAclsFilterResu
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_acls_response::DeleteAclsMatchingAcl {
+impl ToJson for delete_acls_response::DeleteAclsMatchingAcl {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -12330,7 +12285,7 @@ impl ToJson for kafka_wire::messages::delete_acls_response::DeleteAclsMatchingAc
     }
 }
 
-impl Random for kafka_wire::messages::delete_acls_response::DeleteAclsMatchingAcl {
+impl Random for delete_acls_response::DeleteAclsMatchingAcl {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -12371,7 +12326,7 @@ impl Random for kafka_wire::messages::delete_acls_response::DeleteAclsMatchingAc
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_configs_response::DescribeConfigsResponse {
+impl ToJson for describe_configs_response::DescribeConfigsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -12384,7 +12339,7 @@ impl ToJson for kafka_wire::messages::describe_configs_response::DescribeConfigs
     }
 }
 
-impl Random for kafka_wire::messages::describe_configs_response::DescribeConfigsResponse {
+impl Random for describe_configs_response::DescribeConfigsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=4).contains(&v) {
@@ -12400,7 +12355,7 @@ impl Random for kafka_wire::messages::describe_configs_response::DescribeConfigs
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_configs_response::DescribeConfigsResult {
+impl ToJson for describe_configs_response::DescribeConfigsResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -12416,7 +12371,7 @@ impl ToJson for kafka_wire::messages::describe_configs_response::DescribeConfigs
     }
 }
 
-impl Random for kafka_wire::messages::describe_configs_response::DescribeConfigsResult {
+impl Random for describe_configs_response::DescribeConfigsResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=4).contains(&v) {
@@ -12445,7 +12400,7 @@ impl Random for kafka_wire::messages::describe_configs_response::DescribeConfigs
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_configs_response::DescribeConfigsResourceResult {
+impl ToJson for describe_configs_response::DescribeConfigsResourceResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -12465,7 +12420,7 @@ impl ToJson for kafka_wire::messages::describe_configs_response::DescribeConfigs
     }
 }
 
-impl Random for kafka_wire::messages::describe_configs_response::DescribeConfigsResourceResult {
+impl Random for describe_configs_response::DescribeConfigsResourceResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=4).contains(&v) {
@@ -12510,7 +12465,7 @@ impl Random for kafka_wire::messages::describe_configs_response::DescribeConfigs
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_configs_response::DescribeConfigsSynonym {
+impl ToJson for describe_configs_response::DescribeConfigsSynonym {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -12524,7 +12479,7 @@ impl ToJson for kafka_wire::messages::describe_configs_response::DescribeConfigs
     }
 }
 
-impl Random for kafka_wire::messages::describe_configs_response::DescribeConfigsSynonym {
+impl Random for describe_configs_response::DescribeConfigsSynonym {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=4).contains(&v) {
@@ -12547,7 +12502,7 @@ impl Random for kafka_wire::messages::describe_configs_response::DescribeConfigs
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_configs_response::AlterConfigsResponse {
+impl ToJson for alter_configs_response::AlterConfigsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -12560,7 +12515,7 @@ impl ToJson for kafka_wire::messages::alter_configs_response::AlterConfigsRespon
     }
 }
 
-impl Random for kafka_wire::messages::alter_configs_response::AlterConfigsResponse {
+impl Random for alter_configs_response::AlterConfigsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -12576,7 +12531,7 @@ impl Random for kafka_wire::messages::alter_configs_response::AlterConfigsRespon
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_configs_response::AlterConfigsResourceResponse {
+impl ToJson for alter_configs_response::AlterConfigsResourceResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -12591,7 +12546,7 @@ impl ToJson for kafka_wire::messages::alter_configs_response::AlterConfigsResour
     }
 }
 
-impl Random for kafka_wire::messages::alter_configs_response::AlterConfigsResourceResponse {
+impl Random for alter_configs_response::AlterConfigsResourceResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -12617,7 +12572,7 @@ impl Random for kafka_wire::messages::alter_configs_response::AlterConfigsResour
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_replica_log_dirs_response::AlterReplicaLogDirsResponse {
+impl ToJson for alter_replica_log_dirs_response::AlterReplicaLogDirsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -12630,7 +12585,7 @@ impl ToJson for kafka_wire::messages::alter_replica_log_dirs_response::AlterRepl
     }
 }
 
-impl Random for kafka_wire::messages::alter_replica_log_dirs_response::AlterReplicaLogDirsResponse {
+impl Random for alter_replica_log_dirs_response::AlterReplicaLogDirsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -12646,9 +12601,7 @@ impl Random for kafka_wire::messages::alter_replica_log_dirs_response::AlterRepl
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::alter_replica_log_dirs_response::AlterReplicaLogDirTopicResult
-{
+impl ToJson for alter_replica_log_dirs_response::AlterReplicaLogDirTopicResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -12661,9 +12614,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::alter_replica_log_dirs_response::AlterReplicaLogDirTopicResult
-{
+impl Random for alter_replica_log_dirs_response::AlterReplicaLogDirTopicResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -12679,9 +12630,7 @@ impl Random
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::alter_replica_log_dirs_response::AlterReplicaLogDirPartitionResult
-{
+impl ToJson for alter_replica_log_dirs_response::AlterReplicaLogDirPartitionResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -12694,9 +12643,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::alter_replica_log_dirs_response::AlterReplicaLogDirPartitionResult
-{
+impl Random for alter_replica_log_dirs_response::AlterReplicaLogDirPartitionResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -12712,7 +12659,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_log_dirs_response::DescribeLogDirsResponse {
+impl ToJson for describe_log_dirs_response::DescribeLogDirsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -12726,7 +12673,7 @@ impl ToJson for kafka_wire::messages::describe_log_dirs_response::DescribeLogDir
     }
 }
 
-impl Random for kafka_wire::messages::describe_log_dirs_response::DescribeLogDirsResponse {
+impl Random for describe_log_dirs_response::DescribeLogDirsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -12745,7 +12692,7 @@ impl Random for kafka_wire::messages::describe_log_dirs_response::DescribeLogDir
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_log_dirs_response::DescribeLogDirsResult {
+impl ToJson for describe_log_dirs_response::DescribeLogDirsResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -12762,7 +12709,7 @@ impl ToJson for kafka_wire::messages::describe_log_dirs_response::DescribeLogDir
     }
 }
 
-impl Random for kafka_wire::messages::describe_log_dirs_response::DescribeLogDirsResult {
+impl Random for describe_log_dirs_response::DescribeLogDirsResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -12790,7 +12737,7 @@ impl Random for kafka_wire::messages::describe_log_dirs_response::DescribeLogDir
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_log_dirs_response::DescribeLogDirsTopic {
+impl ToJson for describe_log_dirs_response::DescribeLogDirsTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -12803,7 +12750,7 @@ impl ToJson for kafka_wire::messages::describe_log_dirs_response::DescribeLogDir
     }
 }
 
-impl Random for kafka_wire::messages::describe_log_dirs_response::DescribeLogDirsTopic {
+impl Random for describe_log_dirs_response::DescribeLogDirsTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -12819,7 +12766,7 @@ impl Random for kafka_wire::messages::describe_log_dirs_response::DescribeLogDir
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_log_dirs_response::DescribeLogDirsPartition {
+impl ToJson for describe_log_dirs_response::DescribeLogDirsPartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -12834,7 +12781,7 @@ impl ToJson for kafka_wire::messages::describe_log_dirs_response::DescribeLogDir
     }
 }
 
-impl Random for kafka_wire::messages::describe_log_dirs_response::DescribeLogDirsPartition {
+impl Random for describe_log_dirs_response::DescribeLogDirsPartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=5).contains(&v) {
@@ -12856,7 +12803,7 @@ impl Random for kafka_wire::messages::describe_log_dirs_response::DescribeLogDir
     }
 }
 
-impl ToJson for kafka_wire::messages::sasl_authenticate_response::SaslAuthenticateResponse {
+impl ToJson for sasl_authenticate_response::SaslAuthenticateResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -12874,7 +12821,7 @@ impl ToJson for kafka_wire::messages::sasl_authenticate_response::SaslAuthentica
     }
 }
 
-impl Random for kafka_wire::messages::sasl_authenticate_response::SaslAuthenticateResponse {
+impl Random for sasl_authenticate_response::SaslAuthenticateResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -12900,7 +12847,7 @@ impl Random for kafka_wire::messages::sasl_authenticate_response::SaslAuthentica
     }
 }
 
-impl ToJson for kafka_wire::messages::create_partitions_response::CreatePartitionsResponse {
+impl ToJson for create_partitions_response::CreatePartitionsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -12913,7 +12860,7 @@ impl ToJson for kafka_wire::messages::create_partitions_response::CreatePartitio
     }
 }
 
-impl Random for kafka_wire::messages::create_partitions_response::CreatePartitionsResponse {
+impl Random for create_partitions_response::CreatePartitionsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -12929,7 +12876,7 @@ impl Random for kafka_wire::messages::create_partitions_response::CreatePartitio
     }
 }
 
-impl ToJson for kafka_wire::messages::create_partitions_response::CreatePartitionsTopicResult {
+impl ToJson for create_partitions_response::CreatePartitionsTopicResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -12943,7 +12890,7 @@ impl ToJson for kafka_wire::messages::create_partitions_response::CreatePartitio
     }
 }
 
-impl Random for kafka_wire::messages::create_partitions_response::CreatePartitionsTopicResult {
+impl Random for create_partitions_response::CreatePartitionsTopicResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -12966,9 +12913,7 @@ impl Random for kafka_wire::messages::create_partitions_response::CreatePartitio
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::create_delegation_token_response::CreateDelegationTokenResponse
-{
+impl ToJson for create_delegation_token_response::CreateDelegationTokenResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -13002,9 +12947,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::create_delegation_token_response::CreateDelegationTokenResponse
-{
+impl Random for create_delegation_token_response::CreateDelegationTokenResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -13047,9 +12990,7 @@ impl Random
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::renew_delegation_token_response::RenewDelegationTokenResponse
-{
+impl ToJson for renew_delegation_token_response::RenewDelegationTokenResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -13066,9 +13007,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::renew_delegation_token_response::RenewDelegationTokenResponse
-{
+impl Random for renew_delegation_token_response::RenewDelegationTokenResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -13087,9 +13026,7 @@ impl Random
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::expire_delegation_token_response::ExpireDelegationTokenResponse
-{
+impl ToJson for expire_delegation_token_response::ExpireDelegationTokenResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -13106,9 +13043,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::expire_delegation_token_response::ExpireDelegationTokenResponse
-{
+impl Random for expire_delegation_token_response::ExpireDelegationTokenResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -13127,9 +13062,7 @@ impl Random
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::describe_delegation_token_response::DescribeDelegationTokenResponse
-{
+impl ToJson for describe_delegation_token_response::DescribeDelegationTokenResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -13143,9 +13076,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::describe_delegation_token_response::DescribeDelegationTokenResponse
-{
+impl Random for describe_delegation_token_response::DescribeDelegationTokenResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -13164,7 +13095,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_delegation_token_response::DescribedDelegationToken {
+impl ToJson for describe_delegation_token_response::DescribedDelegationToken {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("principal_type".into(), self.principal_type.to_json());
@@ -13191,7 +13122,7 @@ impl ToJson for kafka_wire::messages::describe_delegation_token_response::Descri
     }
 }
 
-impl Random for kafka_wire::messages::describe_delegation_token_response::DescribedDelegationToken {
+impl Random for describe_delegation_token_response::DescribedDelegationToken {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -13231,9 +13162,7 @@ impl Random for kafka_wire::messages::describe_delegation_token_response::Descri
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::describe_delegation_token_response::DescribedDelegationTokenRenewer
-{
+impl ToJson for describe_delegation_token_response::DescribedDelegationTokenRenewer {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("principal_type".into(), self.principal_type.to_json());
@@ -13246,9 +13175,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::describe_delegation_token_response::DescribedDelegationTokenRenewer
-{
+impl Random for describe_delegation_token_response::DescribedDelegationTokenRenewer {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -13264,7 +13191,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_groups_response::DeleteGroupsResponse {
+impl ToJson for delete_groups_response::DeleteGroupsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -13277,7 +13204,7 @@ impl ToJson for kafka_wire::messages::delete_groups_response::DeleteGroupsRespon
     }
 }
 
-impl Random for kafka_wire::messages::delete_groups_response::DeleteGroupsResponse {
+impl Random for delete_groups_response::DeleteGroupsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -13293,7 +13220,7 @@ impl Random for kafka_wire::messages::delete_groups_response::DeleteGroupsRespon
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_groups_response::DeletableGroupResult {
+impl ToJson for delete_groups_response::DeletableGroupResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
@@ -13307,7 +13234,7 @@ impl ToJson for kafka_wire::messages::delete_groups_response::DeletableGroupResu
     }
 }
 
-impl Random for kafka_wire::messages::delete_groups_response::DeletableGroupResult {
+impl Random for delete_groups_response::DeletableGroupResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -13330,7 +13257,7 @@ impl Random for kafka_wire::messages::delete_groups_response::DeletableGroupResu
     }
 }
 
-impl ToJson for kafka_wire::messages::elect_leaders_response::ElectLeadersResponse {
+impl ToJson for elect_leaders_response::ElectLeadersResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -13347,7 +13274,7 @@ impl ToJson for kafka_wire::messages::elect_leaders_response::ElectLeadersRespon
     }
 }
 
-impl Random for kafka_wire::messages::elect_leaders_response::ElectLeadersResponse {
+impl Random for elect_leaders_response::ElectLeadersResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -13366,7 +13293,7 @@ impl Random for kafka_wire::messages::elect_leaders_response::ElectLeadersRespon
     }
 }
 
-impl ToJson for kafka_wire::messages::elect_leaders_response::ReplicaElectionResult {
+impl ToJson for elect_leaders_response::ReplicaElectionResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic".into(), self.topic.to_json());
@@ -13379,7 +13306,7 @@ impl ToJson for kafka_wire::messages::elect_leaders_response::ReplicaElectionRes
     }
 }
 
-impl Random for kafka_wire::messages::elect_leaders_response::ReplicaElectionResult {
+impl Random for elect_leaders_response::ReplicaElectionResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -13395,7 +13322,7 @@ impl Random for kafka_wire::messages::elect_leaders_response::ReplicaElectionRes
     }
 }
 
-impl ToJson for kafka_wire::messages::elect_leaders_response::PartitionResult {
+impl ToJson for elect_leaders_response::PartitionResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_id".into(), self.partition_id.to_json());
@@ -13409,7 +13336,7 @@ impl ToJson for kafka_wire::messages::elect_leaders_response::PartitionResult {
     }
 }
 
-impl Random for kafka_wire::messages::elect_leaders_response::PartitionResult {
+impl Random for elect_leaders_response::PartitionResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -13432,9 +13359,7 @@ impl Random for kafka_wire::messages::elect_leaders_response::PartitionResult {
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::incremental_alter_configs_response::IncrementalAlterConfigsResponse
-{
+impl ToJson for incremental_alter_configs_response::IncrementalAlterConfigsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -13447,9 +13372,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::incremental_alter_configs_response::IncrementalAlterConfigsResponse
-{
+impl Random for incremental_alter_configs_response::IncrementalAlterConfigsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -13465,9 +13388,7 @@ impl Random
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::incremental_alter_configs_response::AlterConfigsResourceResponse
-{
+impl ToJson for incremental_alter_configs_response::AlterConfigsResourceResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -13482,9 +13403,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::incremental_alter_configs_response::AlterConfigsResourceResponse
-{
+impl Random for incremental_alter_configs_response::AlterConfigsResourceResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -13510,20 +13429,26 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_partition_reassignments_response::AlterPartitionReassignmentsResponse {
+impl ToJson for alter_partition_reassignments_response::AlterPartitionReassignmentsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
-        m.insert("allow_replication_factor_change".into(), self.allow_replication_factor_change.to_json());
+        m.insert(
+            "allow_replication_factor_change".into(),
+            self.allow_replication_factor_change.to_json(),
+        );
         m.insert("error_code".into(), self.error_code.to_json());
         m.insert("error_message".into(), self.error_message.to_json());
         m.insert("responses".into(), self.responses.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::alter_partition_reassignments_response::AlterPartitionReassignmentsResponse {
+impl Random for alter_partition_reassignments_response::AlterPartitionReassignmentsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -13536,7 +13461,11 @@ impl Random for kafka_wire::messages::alter_partition_reassignments_response::Al
             x.error_code = Random::random(r, v, flexible);
         }
         if (0..=1).contains(&v) {
-            x.error_message = if (0..=1).contains(&v) && r.one_in(4) { None } else { Some(Random::random(r, v, flexible)) };
+            x.error_message = if (0..=1).contains(&v) && r.one_in(4) {
+                None
+            } else {
+                Some(Random::random(r, v, flexible))
+            };
         }
         if (0..=1).contains(&v) {
             x.responses = Random::random(r, v, flexible);
@@ -13548,9 +13477,7 @@ impl Random for kafka_wire::messages::alter_partition_reassignments_response::Al
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::alter_partition_reassignments_response::ReassignableTopicResponse
-{
+impl ToJson for alter_partition_reassignments_response::ReassignableTopicResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -13563,9 +13490,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::alter_partition_reassignments_response::ReassignableTopicResponse
-{
+impl Random for alter_partition_reassignments_response::ReassignableTopicResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -13581,9 +13506,7 @@ impl Random
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::alter_partition_reassignments_response::ReassignablePartitionResponse
-{
+impl ToJson for alter_partition_reassignments_response::ReassignablePartitionResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -13597,9 +13520,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::alter_partition_reassignments_response::ReassignablePartitionResponse
-{
+impl Random for alter_partition_reassignments_response::ReassignablePartitionResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -13622,19 +13543,22 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::list_partition_reassignments_response::ListPartitionReassignmentsResponse {
+impl ToJson for list_partition_reassignments_response::ListPartitionReassignmentsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
         m.insert("error_code".into(), self.error_code.to_json());
         m.insert("error_message".into(), self.error_message.to_json());
         m.insert("topics".into(), self.topics.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::list_partition_reassignments_response::ListPartitionReassignmentsResponse {
+impl Random for list_partition_reassignments_response::ListPartitionReassignmentsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -13644,7 +13568,11 @@ impl Random for kafka_wire::messages::list_partition_reassignments_response::Lis
             x.error_code = Random::random(r, v, flexible);
         }
         if (0..=0).contains(&v) {
-            x.error_message = if (0..=0).contains(&v) && r.one_in(4) { None } else { Some(Random::random(r, v, flexible)) };
+            x.error_message = if (0..=0).contains(&v) && r.one_in(4) {
+                None
+            } else {
+                Some(Random::random(r, v, flexible))
+            };
         }
         if (0..=0).contains(&v) {
             x.topics = Random::random(r, v, flexible);
@@ -13656,9 +13584,7 @@ impl Random for kafka_wire::messages::list_partition_reassignments_response::Lis
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::list_partition_reassignments_response::OngoingTopicReassignment
-{
+impl ToJson for list_partition_reassignments_response::OngoingTopicReassignment {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -13671,9 +13597,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::list_partition_reassignments_response::OngoingTopicReassignment
-{
+impl Random for list_partition_reassignments_response::OngoingTopicReassignment {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -13689,9 +13613,7 @@ impl Random
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::list_partition_reassignments_response::OngoingPartitionReassignment
-{
+impl ToJson for list_partition_reassignments_response::OngoingPartitionReassignment {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -13706,9 +13628,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::list_partition_reassignments_response::OngoingPartitionReassignment
-{
+impl Random for list_partition_reassignments_response::OngoingPartitionReassignment {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -13730,7 +13650,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_delete_response::OffsetDeleteResponse {
+impl ToJson for offset_delete_response::OffsetDeleteResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -13741,7 +13661,7 @@ impl ToJson for kafka_wire::messages::offset_delete_response::OffsetDeleteRespon
     }
 }
 
-impl Random for kafka_wire::messages::offset_delete_response::OffsetDeleteResponse {
+impl Random for offset_delete_response::OffsetDeleteResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -13757,7 +13677,7 @@ impl Random for kafka_wire::messages::offset_delete_response::OffsetDeleteRespon
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_delete_response::OffsetDeleteResponseTopic {
+impl ToJson for offset_delete_response::OffsetDeleteResponseTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -13767,7 +13687,7 @@ impl ToJson for kafka_wire::messages::offset_delete_response::OffsetDeleteRespon
     }
 }
 
-impl Random for kafka_wire::messages::offset_delete_response::OffsetDeleteResponseTopic {
+impl Random for offset_delete_response::OffsetDeleteResponseTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -13780,7 +13700,7 @@ impl Random for kafka_wire::messages::offset_delete_response::OffsetDeleteRespon
     }
 }
 
-impl ToJson for kafka_wire::messages::offset_delete_response::OffsetDeleteResponsePartition {
+impl ToJson for offset_delete_response::OffsetDeleteResponsePartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -13790,7 +13710,7 @@ impl ToJson for kafka_wire::messages::offset_delete_response::OffsetDeleteRespon
     }
 }
 
-impl Random for kafka_wire::messages::offset_delete_response::OffsetDeleteResponsePartition {
+impl Random for offset_delete_response::OffsetDeleteResponsePartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -13803,9 +13723,7 @@ impl Random for kafka_wire::messages::offset_delete_response::OffsetDeleteRespon
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::describe_client_quotas_response::DescribeClientQuotasResponse
-{
+impl ToJson for describe_client_quotas_response::DescribeClientQuotasResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -13820,9 +13738,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::describe_client_quotas_response::DescribeClientQuotasResponse
-{
+impl Random for describe_client_quotas_response::DescribeClientQuotasResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -13852,7 +13768,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_client_quotas_response::EntryData {
+impl ToJson for describe_client_quotas_response::EntryData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("entity".into(), self.entity.to_json());
@@ -13865,7 +13781,7 @@ impl ToJson for kafka_wire::messages::describe_client_quotas_response::EntryData
     }
 }
 
-impl Random for kafka_wire::messages::describe_client_quotas_response::EntryData {
+impl Random for describe_client_quotas_response::EntryData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -13881,7 +13797,7 @@ impl Random for kafka_wire::messages::describe_client_quotas_response::EntryData
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_client_quotas_response::EntityData {
+impl ToJson for describe_client_quotas_response::EntityData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("entity_type".into(), self.entity_type.to_json());
@@ -13894,7 +13810,7 @@ impl ToJson for kafka_wire::messages::describe_client_quotas_response::EntityDat
     }
 }
 
-impl Random for kafka_wire::messages::describe_client_quotas_response::EntityData {
+impl Random for describe_client_quotas_response::EntityData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -13914,7 +13830,7 @@ impl Random for kafka_wire::messages::describe_client_quotas_response::EntityDat
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_client_quotas_response::ValueData {
+impl ToJson for describe_client_quotas_response::ValueData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("key".into(), self.key.to_json());
@@ -13927,7 +13843,7 @@ impl ToJson for kafka_wire::messages::describe_client_quotas_response::ValueData
     }
 }
 
-impl Random for kafka_wire::messages::describe_client_quotas_response::ValueData {
+impl Random for describe_client_quotas_response::ValueData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -13943,7 +13859,7 @@ impl Random for kafka_wire::messages::describe_client_quotas_response::ValueData
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_client_quotas_response::AlterClientQuotasResponse {
+impl ToJson for alter_client_quotas_response::AlterClientQuotasResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -13956,7 +13872,7 @@ impl ToJson for kafka_wire::messages::alter_client_quotas_response::AlterClientQ
     }
 }
 
-impl Random for kafka_wire::messages::alter_client_quotas_response::AlterClientQuotasResponse {
+impl Random for alter_client_quotas_response::AlterClientQuotasResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -13972,7 +13888,7 @@ impl Random for kafka_wire::messages::alter_client_quotas_response::AlterClientQ
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_client_quotas_response::EntryData {
+impl ToJson for alter_client_quotas_response::EntryData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -13986,7 +13902,7 @@ impl ToJson for kafka_wire::messages::alter_client_quotas_response::EntryData {
     }
 }
 
-impl Random for kafka_wire::messages::alter_client_quotas_response::EntryData {
+impl Random for alter_client_quotas_response::EntryData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -14009,7 +13925,7 @@ impl Random for kafka_wire::messages::alter_client_quotas_response::EntryData {
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_client_quotas_response::EntityData {
+impl ToJson for alter_client_quotas_response::EntityData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("entity_type".into(), self.entity_type.to_json());
@@ -14022,7 +13938,7 @@ impl ToJson for kafka_wire::messages::alter_client_quotas_response::EntityData {
     }
 }
 
-impl Random for kafka_wire::messages::alter_client_quotas_response::EntityData {
+impl Random for alter_client_quotas_response::EntityData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -14042,19 +13958,22 @@ impl Random for kafka_wire::messages::alter_client_quotas_response::EntityData {
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse {
+impl ToJson for describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
         m.insert("error_code".into(), self.error_code.to_json());
         m.insert("error_message".into(), self.error_message.to_json());
         m.insert("results".into(), self.results.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse {
+impl Random for describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -14064,7 +13983,11 @@ impl Random for kafka_wire::messages::describe_user_scram_credentials_response::
             x.error_code = Random::random(r, v, flexible);
         }
         if (0..=0).contains(&v) {
-            x.error_message = if (0..=0).contains(&v) && r.one_in(4) { None } else { Some(Random::random(r, v, flexible)) };
+            x.error_message = if (0..=0).contains(&v) && r.one_in(4) {
+                None
+            } else {
+                Some(Random::random(r, v, flexible))
+            };
         }
         if (0..=0).contains(&v) {
             x.results = Random::random(r, v, flexible);
@@ -14076,19 +13999,22 @@ impl Random for kafka_wire::messages::describe_user_scram_credentials_response::
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_user_scram_credentials_response::DescribeUserScramCredentialsResult {
+impl ToJson for describe_user_scram_credentials_response::DescribeUserScramCredentialsResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("user".into(), self.user.to_json());
         m.insert("error_code".into(), self.error_code.to_json());
         m.insert("error_message".into(), self.error_message.to_json());
         m.insert("credential_infos".into(), self.credential_infos.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::describe_user_scram_credentials_response::DescribeUserScramCredentialsResult {
+impl Random for describe_user_scram_credentials_response::DescribeUserScramCredentialsResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -14098,7 +14024,11 @@ impl Random for kafka_wire::messages::describe_user_scram_credentials_response::
             x.error_code = Random::random(r, v, flexible);
         }
         if (0..=0).contains(&v) {
-            x.error_message = if (0..=0).contains(&v) && r.one_in(4) { None } else { Some(Random::random(r, v, flexible)) };
+            x.error_message = if (0..=0).contains(&v) && r.one_in(4) {
+                None
+            } else {
+                Some(Random::random(r, v, flexible))
+            };
         }
         if (0..=0).contains(&v) {
             x.credential_infos = Random::random(r, v, flexible);
@@ -14110,7 +14040,7 @@ impl Random for kafka_wire::messages::describe_user_scram_credentials_response::
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_user_scram_credentials_response::CredentialInfo {
+impl ToJson for describe_user_scram_credentials_response::CredentialInfo {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("mechanism".into(), self.mechanism.to_json());
@@ -14123,7 +14053,7 @@ impl ToJson for kafka_wire::messages::describe_user_scram_credentials_response::
     }
 }
 
-impl Random for kafka_wire::messages::describe_user_scram_credentials_response::CredentialInfo {
+impl Random for describe_user_scram_credentials_response::CredentialInfo {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -14139,17 +14069,20 @@ impl Random for kafka_wire::messages::describe_user_scram_credentials_response::
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_user_scram_credentials_response::AlterUserScramCredentialsResponse {
+impl ToJson for alter_user_scram_credentials_response::AlterUserScramCredentialsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
         m.insert("results".into(), self.results.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::alter_user_scram_credentials_response::AlterUserScramCredentialsResponse {
+impl Random for alter_user_scram_credentials_response::AlterUserScramCredentialsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -14165,9 +14098,7 @@ impl Random for kafka_wire::messages::alter_user_scram_credentials_response::Alt
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::alter_user_scram_credentials_response::AlterUserScramCredentialsResult
-{
+impl ToJson for alter_user_scram_credentials_response::AlterUserScramCredentialsResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("user".into(), self.user.to_json());
@@ -14181,9 +14112,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::alter_user_scram_credentials_response::AlterUserScramCredentialsResult
-{
+impl Random for alter_user_scram_credentials_response::AlterUserScramCredentialsResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -14206,7 +14135,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::vote_response::VoteResponse {
+impl ToJson for vote_response::VoteResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -14220,7 +14149,7 @@ impl ToJson for kafka_wire::messages::vote_response::VoteResponse {
     }
 }
 
-impl Random for kafka_wire::messages::vote_response::VoteResponse {
+impl Random for vote_response::VoteResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -14239,7 +14168,7 @@ impl Random for kafka_wire::messages::vote_response::VoteResponse {
     }
 }
 
-impl ToJson for kafka_wire::messages::vote_response::TopicData {
+impl ToJson for vote_response::TopicData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -14252,7 +14181,7 @@ impl ToJson for kafka_wire::messages::vote_response::TopicData {
     }
 }
 
-impl Random for kafka_wire::messages::vote_response::TopicData {
+impl Random for vote_response::TopicData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -14268,7 +14197,7 @@ impl Random for kafka_wire::messages::vote_response::TopicData {
     }
 }
 
-impl ToJson for kafka_wire::messages::vote_response::NodeEndpoint {
+impl ToJson for vote_response::NodeEndpoint {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("node_id".into(), self.node_id.to_json());
@@ -14282,7 +14211,7 @@ impl ToJson for kafka_wire::messages::vote_response::NodeEndpoint {
     }
 }
 
-impl Random for kafka_wire::messages::vote_response::NodeEndpoint {
+impl Random for vote_response::NodeEndpoint {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -14301,7 +14230,7 @@ impl Random for kafka_wire::messages::vote_response::NodeEndpoint {
     }
 }
 
-impl ToJson for kafka_wire::messages::vote_response::PartitionData {
+impl ToJson for vote_response::PartitionData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -14317,7 +14246,7 @@ impl ToJson for kafka_wire::messages::vote_response::PartitionData {
     }
 }
 
-impl Random for kafka_wire::messages::vote_response::PartitionData {
+impl Random for vote_response::PartitionData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -14342,7 +14271,7 @@ impl Random for kafka_wire::messages::vote_response::PartitionData {
     }
 }
 
-impl ToJson for kafka_wire::messages::begin_quorum_epoch_response::BeginQuorumEpochResponse {
+impl ToJson for begin_quorum_epoch_response::BeginQuorumEpochResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -14356,7 +14285,7 @@ impl ToJson for kafka_wire::messages::begin_quorum_epoch_response::BeginQuorumEp
     }
 }
 
-impl Random for kafka_wire::messages::begin_quorum_epoch_response::BeginQuorumEpochResponse {
+impl Random for begin_quorum_epoch_response::BeginQuorumEpochResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -14375,7 +14304,7 @@ impl Random for kafka_wire::messages::begin_quorum_epoch_response::BeginQuorumEp
     }
 }
 
-impl ToJson for kafka_wire::messages::begin_quorum_epoch_response::TopicData {
+impl ToJson for begin_quorum_epoch_response::TopicData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -14388,7 +14317,7 @@ impl ToJson for kafka_wire::messages::begin_quorum_epoch_response::TopicData {
     }
 }
 
-impl Random for kafka_wire::messages::begin_quorum_epoch_response::TopicData {
+impl Random for begin_quorum_epoch_response::TopicData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -14404,7 +14333,7 @@ impl Random for kafka_wire::messages::begin_quorum_epoch_response::TopicData {
     }
 }
 
-impl ToJson for kafka_wire::messages::begin_quorum_epoch_response::NodeEndpoint {
+impl ToJson for begin_quorum_epoch_response::NodeEndpoint {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("node_id".into(), self.node_id.to_json());
@@ -14418,7 +14347,7 @@ impl ToJson for kafka_wire::messages::begin_quorum_epoch_response::NodeEndpoint 
     }
 }
 
-impl Random for kafka_wire::messages::begin_quorum_epoch_response::NodeEndpoint {
+impl Random for begin_quorum_epoch_response::NodeEndpoint {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=1).contains(&v) {
@@ -14437,7 +14366,7 @@ impl Random for kafka_wire::messages::begin_quorum_epoch_response::NodeEndpoint 
     }
 }
 
-impl ToJson for kafka_wire::messages::begin_quorum_epoch_response::PartitionData {
+impl ToJson for begin_quorum_epoch_response::PartitionData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -14452,7 +14381,7 @@ impl ToJson for kafka_wire::messages::begin_quorum_epoch_response::PartitionData
     }
 }
 
-impl Random for kafka_wire::messages::begin_quorum_epoch_response::PartitionData {
+impl Random for begin_quorum_epoch_response::PartitionData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -14474,7 +14403,7 @@ impl Random for kafka_wire::messages::begin_quorum_epoch_response::PartitionData
     }
 }
 
-impl ToJson for kafka_wire::messages::end_quorum_epoch_response::EndQuorumEpochResponse {
+impl ToJson for end_quorum_epoch_response::EndQuorumEpochResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -14488,7 +14417,7 @@ impl ToJson for kafka_wire::messages::end_quorum_epoch_response::EndQuorumEpochR
     }
 }
 
-impl Random for kafka_wire::messages::end_quorum_epoch_response::EndQuorumEpochResponse {
+impl Random for end_quorum_epoch_response::EndQuorumEpochResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -14507,7 +14436,7 @@ impl Random for kafka_wire::messages::end_quorum_epoch_response::EndQuorumEpochR
     }
 }
 
-impl ToJson for kafka_wire::messages::end_quorum_epoch_response::TopicData {
+impl ToJson for end_quorum_epoch_response::TopicData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -14520,7 +14449,7 @@ impl ToJson for kafka_wire::messages::end_quorum_epoch_response::TopicData {
     }
 }
 
-impl Random for kafka_wire::messages::end_quorum_epoch_response::TopicData {
+impl Random for end_quorum_epoch_response::TopicData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -14536,7 +14465,7 @@ impl Random for kafka_wire::messages::end_quorum_epoch_response::TopicData {
     }
 }
 
-impl ToJson for kafka_wire::messages::end_quorum_epoch_response::NodeEndpoint {
+impl ToJson for end_quorum_epoch_response::NodeEndpoint {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("node_id".into(), self.node_id.to_json());
@@ -14550,7 +14479,7 @@ impl ToJson for kafka_wire::messages::end_quorum_epoch_response::NodeEndpoint {
     }
 }
 
-impl Random for kafka_wire::messages::end_quorum_epoch_response::NodeEndpoint {
+impl Random for end_quorum_epoch_response::NodeEndpoint {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=1).contains(&v) {
@@ -14569,7 +14498,7 @@ impl Random for kafka_wire::messages::end_quorum_epoch_response::NodeEndpoint {
     }
 }
 
-impl ToJson for kafka_wire::messages::end_quorum_epoch_response::PartitionData {
+impl ToJson for end_quorum_epoch_response::PartitionData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -14584,7 +14513,7 @@ impl ToJson for kafka_wire::messages::end_quorum_epoch_response::PartitionData {
     }
 }
 
-impl Random for kafka_wire::messages::end_quorum_epoch_response::PartitionData {
+impl Random for end_quorum_epoch_response::PartitionData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -14606,7 +14535,7 @@ impl Random for kafka_wire::messages::end_quorum_epoch_response::PartitionData {
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_quorum_response::DescribeQuorumResponse {
+impl ToJson for describe_quorum_response::DescribeQuorumResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -14621,7 +14550,7 @@ impl ToJson for kafka_wire::messages::describe_quorum_response::DescribeQuorumRe
     }
 }
 
-impl Random for kafka_wire::messages::describe_quorum_response::DescribeQuorumResponse {
+impl Random for describe_quorum_response::DescribeQuorumResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -14647,7 +14576,7 @@ impl Random for kafka_wire::messages::describe_quorum_response::DescribeQuorumRe
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_quorum_response::TopicData {
+impl ToJson for describe_quorum_response::TopicData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -14660,7 +14589,7 @@ impl ToJson for kafka_wire::messages::describe_quorum_response::TopicData {
     }
 }
 
-impl Random for kafka_wire::messages::describe_quorum_response::TopicData {
+impl Random for describe_quorum_response::TopicData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -14676,7 +14605,7 @@ impl Random for kafka_wire::messages::describe_quorum_response::TopicData {
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_quorum_response::Node {
+impl ToJson for describe_quorum_response::Node {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("node_id".into(), self.node_id.to_json());
@@ -14689,7 +14618,7 @@ impl ToJson for kafka_wire::messages::describe_quorum_response::Node {
     }
 }
 
-impl Random for kafka_wire::messages::describe_quorum_response::Node {
+impl Random for describe_quorum_response::Node {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (2..=2).contains(&v) {
@@ -14705,7 +14634,7 @@ impl Random for kafka_wire::messages::describe_quorum_response::Node {
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_quorum_response::PartitionData {
+impl ToJson for describe_quorum_response::PartitionData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -14724,7 +14653,7 @@ impl ToJson for kafka_wire::messages::describe_quorum_response::PartitionData {
     }
 }
 
-impl Random for kafka_wire::messages::describe_quorum_response::PartitionData {
+impl Random for describe_quorum_response::PartitionData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -14762,7 +14691,7 @@ impl Random for kafka_wire::messages::describe_quorum_response::PartitionData {
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_quorum_response::Listener {
+impl ToJson for describe_quorum_response::Listener {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -14776,7 +14705,7 @@ impl ToJson for kafka_wire::messages::describe_quorum_response::Listener {
     }
 }
 
-impl Random for kafka_wire::messages::describe_quorum_response::Listener {
+impl Random for describe_quorum_response::Listener {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (2..=2).contains(&v) {
@@ -14795,7 +14724,7 @@ impl Random for kafka_wire::messages::describe_quorum_response::Listener {
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_quorum_response::ReplicaState {
+impl ToJson for describe_quorum_response::ReplicaState {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("replica_id".into(), self.replica_id.to_json());
@@ -14820,7 +14749,7 @@ impl ToJson for kafka_wire::messages::describe_quorum_response::ReplicaState {
     }
 }
 
-impl Random for kafka_wire::messages::describe_quorum_response::ReplicaState {
+impl Random for describe_quorum_response::ReplicaState {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -14845,7 +14774,7 @@ impl Random for kafka_wire::messages::describe_quorum_response::ReplicaState {
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_partition_response::AlterPartitionResponse {
+impl ToJson for alter_partition_response::AlterPartitionResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -14859,7 +14788,7 @@ impl ToJson for kafka_wire::messages::alter_partition_response::AlterPartitionRe
     }
 }
 
-impl Random for kafka_wire::messages::alter_partition_response::AlterPartitionResponse {
+impl Random for alter_partition_response::AlterPartitionResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -14878,7 +14807,7 @@ impl Random for kafka_wire::messages::alter_partition_response::AlterPartitionRe
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_partition_response::TopicData {
+impl ToJson for alter_partition_response::TopicData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -14892,7 +14821,7 @@ impl ToJson for kafka_wire::messages::alter_partition_response::TopicData {
     }
 }
 
-impl Random for kafka_wire::messages::alter_partition_response::TopicData {
+impl Random for alter_partition_response::TopicData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -14911,7 +14840,7 @@ impl Random for kafka_wire::messages::alter_partition_response::TopicData {
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_partition_response::PartitionData {
+impl ToJson for alter_partition_response::PartitionData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -14932,7 +14861,7 @@ impl ToJson for kafka_wire::messages::alter_partition_response::PartitionData {
     }
 }
 
-impl Random for kafka_wire::messages::alter_partition_response::PartitionData {
+impl Random for alter_partition_response::PartitionData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=3).contains(&v) {
@@ -14963,7 +14892,7 @@ impl Random for kafka_wire::messages::alter_partition_response::PartitionData {
     }
 }
 
-impl ToJson for kafka_wire::messages::update_features_response::UpdateFeaturesResponse {
+impl ToJson for update_features_response::UpdateFeaturesResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -14978,7 +14907,7 @@ impl ToJson for kafka_wire::messages::update_features_response::UpdateFeaturesRe
     }
 }
 
-impl Random for kafka_wire::messages::update_features_response::UpdateFeaturesResponse {
+impl Random for update_features_response::UpdateFeaturesResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -15004,7 +14933,7 @@ impl Random for kafka_wire::messages::update_features_response::UpdateFeaturesRe
     }
 }
 
-impl ToJson for kafka_wire::messages::update_features_response::UpdatableFeatureResult {
+impl ToJson for update_features_response::UpdatableFeatureResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("feature".into(), self.feature.to_json());
@@ -15018,7 +14947,7 @@ impl ToJson for kafka_wire::messages::update_features_response::UpdatableFeature
     }
 }
 
-impl Random for kafka_wire::messages::update_features_response::UpdatableFeatureResult {
+impl Random for update_features_response::UpdatableFeatureResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -15041,7 +14970,7 @@ impl Random for kafka_wire::messages::update_features_response::UpdatableFeature
     }
 }
 
-impl ToJson for kafka_wire::messages::envelope_response::EnvelopeResponse {
+impl ToJson for envelope_response::EnvelopeResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("response_data".into(), self.response_data.to_json());
@@ -15054,7 +14983,7 @@ impl ToJson for kafka_wire::messages::envelope_response::EnvelopeResponse {
     }
 }
 
-impl Random for kafka_wire::messages::envelope_response::EnvelopeResponse {
+impl Random for envelope_response::EnvelopeResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -15074,7 +15003,7 @@ impl Random for kafka_wire::messages::envelope_response::EnvelopeResponse {
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_snapshot_response::FetchSnapshotResponse {
+impl ToJson for fetch_snapshot_response::FetchSnapshotResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -15089,7 +15018,7 @@ impl ToJson for kafka_wire::messages::fetch_snapshot_response::FetchSnapshotResp
     }
 }
 
-impl Random for kafka_wire::messages::fetch_snapshot_response::FetchSnapshotResponse {
+impl Random for fetch_snapshot_response::FetchSnapshotResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -15111,7 +15040,7 @@ impl Random for kafka_wire::messages::fetch_snapshot_response::FetchSnapshotResp
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_snapshot_response::TopicSnapshot {
+impl ToJson for fetch_snapshot_response::TopicSnapshot {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -15124,7 +15053,7 @@ impl ToJson for kafka_wire::messages::fetch_snapshot_response::TopicSnapshot {
     }
 }
 
-impl Random for kafka_wire::messages::fetch_snapshot_response::TopicSnapshot {
+impl Random for fetch_snapshot_response::TopicSnapshot {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -15140,7 +15069,7 @@ impl Random for kafka_wire::messages::fetch_snapshot_response::TopicSnapshot {
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_snapshot_response::NodeEndpoint {
+impl ToJson for fetch_snapshot_response::NodeEndpoint {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("node_id".into(), self.node_id.to_json());
@@ -15154,7 +15083,7 @@ impl ToJson for kafka_wire::messages::fetch_snapshot_response::NodeEndpoint {
     }
 }
 
-impl Random for kafka_wire::messages::fetch_snapshot_response::NodeEndpoint {
+impl Random for fetch_snapshot_response::NodeEndpoint {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=1).contains(&v) {
@@ -15173,7 +15102,7 @@ impl Random for kafka_wire::messages::fetch_snapshot_response::NodeEndpoint {
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_snapshot_response::PartitionSnapshot {
+impl ToJson for fetch_snapshot_response::PartitionSnapshot {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("index".into(), self.index.to_json());
@@ -15191,7 +15120,7 @@ impl ToJson for kafka_wire::messages::fetch_snapshot_response::PartitionSnapshot
     }
 }
 
-impl Random for kafka_wire::messages::fetch_snapshot_response::PartitionSnapshot {
+impl Random for fetch_snapshot_response::PartitionSnapshot {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -15222,7 +15151,7 @@ impl Random for kafka_wire::messages::fetch_snapshot_response::PartitionSnapshot
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_snapshot_response::SnapshotId {
+impl ToJson for fetch_snapshot_response::SnapshotId {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("end_offset".into(), self.end_offset.to_json());
@@ -15235,7 +15164,7 @@ impl ToJson for kafka_wire::messages::fetch_snapshot_response::SnapshotId {
     }
 }
 
-impl Random for kafka_wire::messages::fetch_snapshot_response::SnapshotId {
+impl Random for fetch_snapshot_response::SnapshotId {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -15251,7 +15180,7 @@ impl Random for kafka_wire::messages::fetch_snapshot_response::SnapshotId {
     }
 }
 
-impl ToJson for kafka_wire::messages::fetch_snapshot_response::LeaderIdAndEpoch {
+impl ToJson for fetch_snapshot_response::LeaderIdAndEpoch {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("leader_id".into(), self.leader_id.to_json());
@@ -15264,7 +15193,7 @@ impl ToJson for kafka_wire::messages::fetch_snapshot_response::LeaderIdAndEpoch 
     }
 }
 
-impl Random for kafka_wire::messages::fetch_snapshot_response::LeaderIdAndEpoch {
+impl Random for fetch_snapshot_response::LeaderIdAndEpoch {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -15280,7 +15209,7 @@ impl Random for kafka_wire::messages::fetch_snapshot_response::LeaderIdAndEpoch 
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_cluster_response::DescribeClusterResponse {
+impl ToJson for describe_cluster_response::DescribeClusterResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -15302,7 +15231,7 @@ impl ToJson for kafka_wire::messages::describe_cluster_response::DescribeCluster
     }
 }
 
-impl Random for kafka_wire::messages::describe_cluster_response::DescribeClusterResponse {
+impl Random for describe_cluster_response::DescribeClusterResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -15340,7 +15269,7 @@ impl Random for kafka_wire::messages::describe_cluster_response::DescribeCluster
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_cluster_response::DescribeClusterBroker {
+impl ToJson for describe_cluster_response::DescribeClusterBroker {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("broker_id".into(), self.broker_id.to_json());
@@ -15356,7 +15285,7 @@ impl ToJson for kafka_wire::messages::describe_cluster_response::DescribeCluster
     }
 }
 
-impl Random for kafka_wire::messages::describe_cluster_response::DescribeClusterBroker {
+impl Random for describe_cluster_response::DescribeClusterBroker {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -15385,7 +15314,7 @@ impl Random for kafka_wire::messages::describe_cluster_response::DescribeCluster
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_producers_response::DescribeProducersResponse {
+impl ToJson for describe_producers_response::DescribeProducersResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -15398,7 +15327,7 @@ impl ToJson for kafka_wire::messages::describe_producers_response::DescribeProdu
     }
 }
 
-impl Random for kafka_wire::messages::describe_producers_response::DescribeProducersResponse {
+impl Random for describe_producers_response::DescribeProducersResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -15414,7 +15343,7 @@ impl Random for kafka_wire::messages::describe_producers_response::DescribeProdu
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_producers_response::TopicResponse {
+impl ToJson for describe_producers_response::TopicResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -15427,7 +15356,7 @@ impl ToJson for kafka_wire::messages::describe_producers_response::TopicResponse
     }
 }
 
-impl Random for kafka_wire::messages::describe_producers_response::TopicResponse {
+impl Random for describe_producers_response::TopicResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -15443,7 +15372,7 @@ impl Random for kafka_wire::messages::describe_producers_response::TopicResponse
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_producers_response::PartitionResponse {
+impl ToJson for describe_producers_response::PartitionResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -15458,7 +15387,7 @@ impl ToJson for kafka_wire::messages::describe_producers_response::PartitionResp
     }
 }
 
-impl Random for kafka_wire::messages::describe_producers_response::PartitionResponse {
+impl Random for describe_producers_response::PartitionResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -15484,7 +15413,7 @@ impl Random for kafka_wire::messages::describe_producers_response::PartitionResp
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_producers_response::ProducerState {
+impl ToJson for describe_producers_response::ProducerState {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("producer_id".into(), self.producer_id.to_json());
@@ -15504,7 +15433,7 @@ impl ToJson for kafka_wire::messages::describe_producers_response::ProducerState
     }
 }
 
-impl Random for kafka_wire::messages::describe_producers_response::ProducerState {
+impl Random for describe_producers_response::ProducerState {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -15532,7 +15461,7 @@ impl Random for kafka_wire::messages::describe_producers_response::ProducerState
     }
 }
 
-impl ToJson for kafka_wire::messages::broker_registration_response::BrokerRegistrationResponse {
+impl ToJson for broker_registration_response::BrokerRegistrationResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -15546,7 +15475,7 @@ impl ToJson for kafka_wire::messages::broker_registration_response::BrokerRegist
     }
 }
 
-impl Random for kafka_wire::messages::broker_registration_response::BrokerRegistrationResponse {
+impl Random for broker_registration_response::BrokerRegistrationResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=4).contains(&v) {
@@ -15565,7 +15494,7 @@ impl Random for kafka_wire::messages::broker_registration_response::BrokerRegist
     }
 }
 
-impl ToJson for kafka_wire::messages::broker_heartbeat_response::BrokerHeartbeatResponse {
+impl ToJson for broker_heartbeat_response::BrokerHeartbeatResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -15581,7 +15510,7 @@ impl ToJson for kafka_wire::messages::broker_heartbeat_response::BrokerHeartbeat
     }
 }
 
-impl Random for kafka_wire::messages::broker_heartbeat_response::BrokerHeartbeatResponse {
+impl Random for broker_heartbeat_response::BrokerHeartbeatResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -15606,7 +15535,7 @@ impl Random for kafka_wire::messages::broker_heartbeat_response::BrokerHeartbeat
     }
 }
 
-impl ToJson for kafka_wire::messages::unregister_broker_response::UnregisterBrokerResponse {
+impl ToJson for unregister_broker_response::UnregisterBrokerResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -15620,7 +15549,7 @@ impl ToJson for kafka_wire::messages::unregister_broker_response::UnregisterBrok
     }
 }
 
-impl Random for kafka_wire::messages::unregister_broker_response::UnregisterBrokerResponse {
+impl Random for unregister_broker_response::UnregisterBrokerResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -15643,7 +15572,7 @@ impl Random for kafka_wire::messages::unregister_broker_response::UnregisterBrok
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_transactions_response::DescribeTransactionsResponse {
+impl ToJson for describe_transactions_response::DescribeTransactionsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -15659,7 +15588,7 @@ impl ToJson for kafka_wire::messages::describe_transactions_response::DescribeTr
     }
 }
 
-impl Random for kafka_wire::messages::describe_transactions_response::DescribeTransactionsResponse {
+impl Random for describe_transactions_response::DescribeTransactionsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -15675,7 +15604,7 @@ impl Random for kafka_wire::messages::describe_transactions_response::DescribeTr
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_transactions_response::TransactionState {
+impl ToJson for describe_transactions_response::TransactionState {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -15700,7 +15629,7 @@ impl ToJson for kafka_wire::messages::describe_transactions_response::Transactio
     }
 }
 
-impl Random for kafka_wire::messages::describe_transactions_response::TransactionState {
+impl Random for describe_transactions_response::TransactionState {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -15734,7 +15663,7 @@ impl Random for kafka_wire::messages::describe_transactions_response::Transactio
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_transactions_response::TopicData {
+impl ToJson for describe_transactions_response::TopicData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic".into(), self.topic.to_json());
@@ -15747,7 +15676,7 @@ impl ToJson for kafka_wire::messages::describe_transactions_response::TopicData 
     }
 }
 
-impl Random for kafka_wire::messages::describe_transactions_response::TopicData {
+impl Random for describe_transactions_response::TopicData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -15763,7 +15692,7 @@ impl Random for kafka_wire::messages::describe_transactions_response::TopicData 
     }
 }
 
-impl ToJson for kafka_wire::messages::list_transactions_response::ListTransactionsResponse {
+impl ToJson for list_transactions_response::ListTransactionsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -15784,7 +15713,7 @@ impl ToJson for kafka_wire::messages::list_transactions_response::ListTransactio
     }
 }
 
-impl Random for kafka_wire::messages::list_transactions_response::ListTransactionsResponse {
+impl Random for list_transactions_response::ListTransactionsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -15806,7 +15735,7 @@ impl Random for kafka_wire::messages::list_transactions_response::ListTransactio
     }
 }
 
-impl ToJson for kafka_wire::messages::list_transactions_response::TransactionState {
+impl ToJson for list_transactions_response::TransactionState {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("transactional_id".into(), self.transactional_id.to_json());
@@ -15820,7 +15749,7 @@ impl ToJson for kafka_wire::messages::list_transactions_response::TransactionSta
     }
 }
 
-impl Random for kafka_wire::messages::list_transactions_response::TransactionState {
+impl Random for list_transactions_response::TransactionState {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=2).contains(&v) {
@@ -15839,7 +15768,7 @@ impl Random for kafka_wire::messages::list_transactions_response::TransactionSta
     }
 }
 
-impl ToJson for kafka_wire::messages::allocate_producer_ids_response::AllocateProducerIdsResponse {
+impl ToJson for allocate_producer_ids_response::AllocateProducerIdsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -15854,7 +15783,7 @@ impl ToJson for kafka_wire::messages::allocate_producer_ids_response::AllocatePr
     }
 }
 
-impl Random for kafka_wire::messages::allocate_producer_ids_response::AllocateProducerIdsResponse {
+impl Random for allocate_producer_ids_response::AllocateProducerIdsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -15876,9 +15805,7 @@ impl Random for kafka_wire::messages::allocate_producer_ids_response::AllocatePr
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse
-{
+impl ToJson for consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -15899,9 +15826,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse
-{
+impl Random for consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -15944,7 +15869,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::consumer_group_heartbeat_response::Assignment {
+impl ToJson for consumer_group_heartbeat_response::Assignment {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_partitions".into(), self.topic_partitions.to_json());
@@ -15956,7 +15881,7 @@ impl ToJson for kafka_wire::messages::consumer_group_heartbeat_response::Assignm
     }
 }
 
-impl Random for kafka_wire::messages::consumer_group_heartbeat_response::Assignment {
+impl Random for consumer_group_heartbeat_response::Assignment {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -15969,7 +15894,7 @@ impl Random for kafka_wire::messages::consumer_group_heartbeat_response::Assignm
     }
 }
 
-impl ToJson for kafka_wire::messages::consumer_group_heartbeat_response::TopicPartitions {
+impl ToJson for consumer_group_heartbeat_response::TopicPartitions {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -15982,7 +15907,7 @@ impl ToJson for kafka_wire::messages::consumer_group_heartbeat_response::TopicPa
     }
 }
 
-impl Random for kafka_wire::messages::consumer_group_heartbeat_response::TopicPartitions {
+impl Random for consumer_group_heartbeat_response::TopicPartitions {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -15998,9 +15923,7 @@ impl Random for kafka_wire::messages::consumer_group_heartbeat_response::TopicPa
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::consumer_group_describe_response::ConsumerGroupDescribeResponse
-{
+impl ToJson for consumer_group_describe_response::ConsumerGroupDescribeResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -16013,9 +15936,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::consumer_group_describe_response::ConsumerGroupDescribeResponse
-{
+impl Random for consumer_group_describe_response::ConsumerGroupDescribeResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -16031,7 +15952,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::consumer_group_describe_response::DescribedGroup {
+impl ToJson for consumer_group_describe_response::DescribedGroup {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -16054,7 +15975,7 @@ impl ToJson for kafka_wire::messages::consumer_group_describe_response::Describe
     }
 }
 
-impl Random for kafka_wire::messages::consumer_group_describe_response::DescribedGroup {
+impl Random for consumer_group_describe_response::DescribedGroup {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -16095,7 +16016,7 @@ impl Random for kafka_wire::messages::consumer_group_describe_response::Describe
     }
 }
 
-impl ToJson for kafka_wire::messages::consumer_group_describe_response::Member {
+impl ToJson for consumer_group_describe_response::Member {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("member_id".into(), self.member_id.to_json());
@@ -16123,7 +16044,7 @@ impl ToJson for kafka_wire::messages::consumer_group_describe_response::Member {
     }
 }
 
-impl Random for kafka_wire::messages::consumer_group_describe_response::Member {
+impl Random for consumer_group_describe_response::Member {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -16178,7 +16099,7 @@ impl Random for kafka_wire::messages::consumer_group_describe_response::Member {
     }
 }
 
-impl ToJson for kafka_wire::messages::consumer_group_describe_response::Assignment {
+impl ToJson for consumer_group_describe_response::Assignment {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_partitions".into(), self.topic_partitions.to_json());
@@ -16190,7 +16111,7 @@ impl ToJson for kafka_wire::messages::consumer_group_describe_response::Assignme
     }
 }
 
-impl Random for kafka_wire::messages::consumer_group_describe_response::Assignment {
+impl Random for consumer_group_describe_response::Assignment {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -16203,7 +16124,7 @@ impl Random for kafka_wire::messages::consumer_group_describe_response::Assignme
     }
 }
 
-impl ToJson for kafka_wire::messages::consumer_group_describe_response::TopicPartitions {
+impl ToJson for consumer_group_describe_response::TopicPartitions {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -16217,7 +16138,7 @@ impl ToJson for kafka_wire::messages::consumer_group_describe_response::TopicPar
     }
 }
 
-impl Random for kafka_wire::messages::consumer_group_describe_response::TopicPartitions {
+impl Random for consumer_group_describe_response::TopicPartitions {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -16236,9 +16157,7 @@ impl Random for kafka_wire::messages::consumer_group_describe_response::TopicPar
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::controller_registration_response::ControllerRegistrationResponse
-{
+impl ToJson for controller_registration_response::ControllerRegistrationResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -16252,9 +16171,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::controller_registration_response::ControllerRegistrationResponse
-{
+impl Random for controller_registration_response::ControllerRegistrationResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -16277,24 +16194,36 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse {
+impl ToJson for get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
         m.insert("error_code".into(), self.error_code.to_json());
-        m.insert("client_instance_id".into(), self.client_instance_id.to_json());
+        m.insert(
+            "client_instance_id".into(),
+            self.client_instance_id.to_json(),
+        );
         m.insert("subscription_id".into(), self.subscription_id.to_json());
-        m.insert("accepted_compression_types".into(), self.accepted_compression_types.to_json());
+        m.insert(
+            "accepted_compression_types".into(),
+            self.accepted_compression_types.to_json(),
+        );
         m.insert("push_interval_ms".into(), self.push_interval_ms.to_json());
-        m.insert("telemetry_max_bytes".into(), self.telemetry_max_bytes.to_json());
+        m.insert(
+            "telemetry_max_bytes".into(),
+            self.telemetry_max_bytes.to_json(),
+        );
         m.insert("delta_temporality".into(), self.delta_temporality.to_json());
         m.insert("requested_metrics".into(), self.requested_metrics.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse {
+impl Random for get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -16331,7 +16260,7 @@ impl Random for kafka_wire::messages::get_telemetry_subscriptions_response::GetT
     }
 }
 
-impl ToJson for kafka_wire::messages::push_telemetry_response::PushTelemetryResponse {
+impl ToJson for push_telemetry_response::PushTelemetryResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -16344,7 +16273,7 @@ impl ToJson for kafka_wire::messages::push_telemetry_response::PushTelemetryResp
     }
 }
 
-impl Random for kafka_wire::messages::push_telemetry_response::PushTelemetryResponse {
+impl Random for push_telemetry_response::PushTelemetryResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -16360,9 +16289,7 @@ impl Random for kafka_wire::messages::push_telemetry_response::PushTelemetryResp
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::assign_replicas_to_dirs_response::AssignReplicasToDirsResponse
-{
+impl ToJson for assign_replicas_to_dirs_response::AssignReplicasToDirsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -16376,9 +16303,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::assign_replicas_to_dirs_response::AssignReplicasToDirsResponse
-{
+impl Random for assign_replicas_to_dirs_response::AssignReplicasToDirsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -16397,7 +16322,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::assign_replicas_to_dirs_response::DirectoryData {
+impl ToJson for assign_replicas_to_dirs_response::DirectoryData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("id".into(), self.id.to_json());
@@ -16410,7 +16335,7 @@ impl ToJson for kafka_wire::messages::assign_replicas_to_dirs_response::Director
     }
 }
 
-impl Random for kafka_wire::messages::assign_replicas_to_dirs_response::DirectoryData {
+impl Random for assign_replicas_to_dirs_response::DirectoryData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -16426,7 +16351,7 @@ impl Random for kafka_wire::messages::assign_replicas_to_dirs_response::Director
     }
 }
 
-impl ToJson for kafka_wire::messages::assign_replicas_to_dirs_response::TopicData {
+impl ToJson for assign_replicas_to_dirs_response::TopicData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -16439,7 +16364,7 @@ impl ToJson for kafka_wire::messages::assign_replicas_to_dirs_response::TopicDat
     }
 }
 
-impl Random for kafka_wire::messages::assign_replicas_to_dirs_response::TopicData {
+impl Random for assign_replicas_to_dirs_response::TopicData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -16455,7 +16380,7 @@ impl Random for kafka_wire::messages::assign_replicas_to_dirs_response::TopicDat
     }
 }
 
-impl ToJson for kafka_wire::messages::assign_replicas_to_dirs_response::PartitionData {
+impl ToJson for assign_replicas_to_dirs_response::PartitionData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -16468,7 +16393,7 @@ impl ToJson for kafka_wire::messages::assign_replicas_to_dirs_response::Partitio
     }
 }
 
-impl Random for kafka_wire::messages::assign_replicas_to_dirs_response::PartitionData {
+impl Random for assign_replicas_to_dirs_response::PartitionData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -16484,7 +16409,7 @@ impl Random for kafka_wire::messages::assign_replicas_to_dirs_response::Partitio
     }
 }
 
-impl ToJson for kafka_wire::messages::list_config_resources_response::ListConfigResourcesResponse {
+impl ToJson for list_config_resources_response::ListConfigResourcesResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -16498,7 +16423,7 @@ impl ToJson for kafka_wire::messages::list_config_resources_response::ListConfig
     }
 }
 
-impl Random for kafka_wire::messages::list_config_resources_response::ListConfigResourcesResponse {
+impl Random for list_config_resources_response::ListConfigResourcesResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -16517,7 +16442,7 @@ impl Random for kafka_wire::messages::list_config_resources_response::ListConfig
     }
 }
 
-impl ToJson for kafka_wire::messages::list_config_resources_response::ConfigResource {
+impl ToJson for list_config_resources_response::ConfigResource {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("resource_name".into(), self.resource_name.to_json());
@@ -16530,7 +16455,7 @@ impl ToJson for kafka_wire::messages::list_config_resources_response::ConfigReso
     }
 }
 
-impl Random for kafka_wire::messages::list_config_resources_response::ConfigResource {
+impl Random for list_config_resources_response::ConfigResource {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -16546,9 +16471,7 @@ impl Random for kafka_wire::messages::list_config_resources_response::ConfigReso
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::describe_topic_partitions_response::DescribeTopicPartitionsResponse
-{
+impl ToJson for describe_topic_partitions_response::DescribeTopicPartitionsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -16562,9 +16485,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::describe_topic_partitions_response::DescribeTopicPartitionsResponse
-{
+impl Random for describe_topic_partitions_response::DescribeTopicPartitionsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -16587,7 +16508,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_topic_partitions_response::DescribeTopicPartitionsResponseTopic {
+impl ToJson for describe_topic_partitions_response::DescribeTopicPartitionsResponseTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -16595,20 +16516,30 @@ impl ToJson for kafka_wire::messages::describe_topic_partitions_response::Descri
         m.insert("topic_id".into(), self.topic_id.to_json());
         m.insert("is_internal".into(), self.is_internal.to_json());
         m.insert("partitions".into(), self.partitions.to_json());
-        m.insert("topic_authorized_operations".into(), self.topic_authorized_operations.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "topic_authorized_operations".into(),
+            self.topic_authorized_operations.to_json(),
+        );
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::describe_topic_partitions_response::DescribeTopicPartitionsResponseTopic {
+impl Random for describe_topic_partitions_response::DescribeTopicPartitionsResponseTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
             x.error_code = Random::random(r, v, flexible);
         }
         if (0..=0).contains(&v) {
-            x.name = if (0..=0).contains(&v) && r.one_in(4) { None } else { Some(Random::random(r, v, flexible)) };
+            x.name = if (0..=0).contains(&v) && r.one_in(4) {
+                None
+            } else {
+                Some(Random::random(r, v, flexible))
+            };
         }
         if (0..=0).contains(&v) {
             x.topic_id = Random::random(r, v, flexible);
@@ -16629,7 +16560,7 @@ impl Random for kafka_wire::messages::describe_topic_partitions_response::Descri
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_topic_partitions_response::Cursor {
+impl ToJson for describe_topic_partitions_response::Cursor {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
@@ -16642,7 +16573,7 @@ impl ToJson for kafka_wire::messages::describe_topic_partitions_response::Cursor
     }
 }
 
-impl Random for kafka_wire::messages::describe_topic_partitions_response::Cursor {
+impl Random for describe_topic_partitions_response::Cursor {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -16658,7 +16589,7 @@ impl Random for kafka_wire::messages::describe_topic_partitions_response::Cursor
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_topic_partitions_response::DescribeTopicPartitionsResponsePartition {
+impl ToJson for describe_topic_partitions_response::DescribeTopicPartitionsResponsePartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -16667,15 +16598,21 @@ impl ToJson for kafka_wire::messages::describe_topic_partitions_response::Descri
         m.insert("leader_epoch".into(), self.leader_epoch.to_json());
         m.insert("replica_nodes".into(), self.replica_nodes.to_json());
         m.insert("isr_nodes".into(), self.isr_nodes.to_json());
-        m.insert("eligible_leader_replicas".into(), self.eligible_leader_replicas.to_json());
+        m.insert(
+            "eligible_leader_replicas".into(),
+            self.eligible_leader_replicas.to_json(),
+        );
         m.insert("last_known_elr".into(), self.last_known_elr.to_json());
         m.insert("offline_replicas".into(), self.offline_replicas.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::describe_topic_partitions_response::DescribeTopicPartitionsResponsePartition {
+impl Random for describe_topic_partitions_response::DescribeTopicPartitionsResponsePartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -16697,10 +16634,18 @@ impl Random for kafka_wire::messages::describe_topic_partitions_response::Descri
             x.isr_nodes = Random::random(r, v, flexible);
         }
         if (0..=0).contains(&v) {
-            x.eligible_leader_replicas = if (0..=0).contains(&v) && r.one_in(4) { None } else { Some(Random::random(r, v, flexible)) };
+            x.eligible_leader_replicas = if (0..=0).contains(&v) && r.one_in(4) {
+                None
+            } else {
+                Some(Random::random(r, v, flexible))
+            };
         }
         if (0..=0).contains(&v) {
-            x.last_known_elr = if (0..=0).contains(&v) && r.one_in(4) { None } else { Some(Random::random(r, v, flexible)) };
+            x.last_known_elr = if (0..=0).contains(&v) && r.one_in(4) {
+                None
+            } else {
+                Some(Random::random(r, v, flexible))
+            };
         }
         if (0..=0).contains(&v) {
             x.offline_replicas = Random::random(r, v, flexible);
@@ -16712,7 +16657,7 @@ impl Random for kafka_wire::messages::describe_topic_partitions_response::Descri
     }
 }
 
-impl ToJson for kafka_wire::messages::share_group_heartbeat_response::ShareGroupHeartbeatResponse {
+impl ToJson for share_group_heartbeat_response::ShareGroupHeartbeatResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -16733,7 +16678,7 @@ impl ToJson for kafka_wire::messages::share_group_heartbeat_response::ShareGroup
     }
 }
 
-impl Random for kafka_wire::messages::share_group_heartbeat_response::ShareGroupHeartbeatResponse {
+impl Random for share_group_heartbeat_response::ShareGroupHeartbeatResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=1).contains(&v) {
@@ -16776,7 +16721,7 @@ impl Random for kafka_wire::messages::share_group_heartbeat_response::ShareGroup
     }
 }
 
-impl ToJson for kafka_wire::messages::share_group_heartbeat_response::Assignment {
+impl ToJson for share_group_heartbeat_response::Assignment {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_partitions".into(), self.topic_partitions.to_json());
@@ -16788,7 +16733,7 @@ impl ToJson for kafka_wire::messages::share_group_heartbeat_response::Assignment
     }
 }
 
-impl Random for kafka_wire::messages::share_group_heartbeat_response::Assignment {
+impl Random for share_group_heartbeat_response::Assignment {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=1).contains(&v) {
@@ -16801,7 +16746,7 @@ impl Random for kafka_wire::messages::share_group_heartbeat_response::Assignment
     }
 }
 
-impl ToJson for kafka_wire::messages::share_group_heartbeat_response::TopicPartitions {
+impl ToJson for share_group_heartbeat_response::TopicPartitions {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -16814,7 +16759,7 @@ impl ToJson for kafka_wire::messages::share_group_heartbeat_response::TopicParti
     }
 }
 
-impl Random for kafka_wire::messages::share_group_heartbeat_response::TopicPartitions {
+impl Random for share_group_heartbeat_response::TopicPartitions {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=1).contains(&v) {
@@ -16830,7 +16775,7 @@ impl Random for kafka_wire::messages::share_group_heartbeat_response::TopicParti
     }
 }
 
-impl ToJson for kafka_wire::messages::share_group_describe_response::ShareGroupDescribeResponse {
+impl ToJson for share_group_describe_response::ShareGroupDescribeResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -16843,7 +16788,7 @@ impl ToJson for kafka_wire::messages::share_group_describe_response::ShareGroupD
     }
 }
 
-impl Random for kafka_wire::messages::share_group_describe_response::ShareGroupDescribeResponse {
+impl Random for share_group_describe_response::ShareGroupDescribeResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=1).contains(&v) {
@@ -16859,7 +16804,7 @@ impl Random for kafka_wire::messages::share_group_describe_response::ShareGroupD
     }
 }
 
-impl ToJson for kafka_wire::messages::share_group_describe_response::DescribedGroup {
+impl ToJson for share_group_describe_response::DescribedGroup {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -16882,7 +16827,7 @@ impl ToJson for kafka_wire::messages::share_group_describe_response::DescribedGr
     }
 }
 
-impl Random for kafka_wire::messages::share_group_describe_response::DescribedGroup {
+impl Random for share_group_describe_response::DescribedGroup {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=1).contains(&v) {
@@ -16923,7 +16868,7 @@ impl Random for kafka_wire::messages::share_group_describe_response::DescribedGr
     }
 }
 
-impl ToJson for kafka_wire::messages::share_group_describe_response::Member {
+impl ToJson for share_group_describe_response::Member {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("member_id".into(), self.member_id.to_json());
@@ -16944,7 +16889,7 @@ impl ToJson for kafka_wire::messages::share_group_describe_response::Member {
     }
 }
 
-impl Random for kafka_wire::messages::share_group_describe_response::Member {
+impl Random for share_group_describe_response::Member {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=1).contains(&v) {
@@ -16979,7 +16924,7 @@ impl Random for kafka_wire::messages::share_group_describe_response::Member {
     }
 }
 
-impl ToJson for kafka_wire::messages::share_group_describe_response::Assignment {
+impl ToJson for share_group_describe_response::Assignment {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_partitions".into(), self.topic_partitions.to_json());
@@ -16991,7 +16936,7 @@ impl ToJson for kafka_wire::messages::share_group_describe_response::Assignment 
     }
 }
 
-impl Random for kafka_wire::messages::share_group_describe_response::Assignment {
+impl Random for share_group_describe_response::Assignment {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=1).contains(&v) {
@@ -17004,7 +16949,7 @@ impl Random for kafka_wire::messages::share_group_describe_response::Assignment 
     }
 }
 
-impl ToJson for kafka_wire::messages::share_group_describe_response::TopicPartitions {
+impl ToJson for share_group_describe_response::TopicPartitions {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -17018,7 +16963,7 @@ impl ToJson for kafka_wire::messages::share_group_describe_response::TopicPartit
     }
 }
 
-impl Random for kafka_wire::messages::share_group_describe_response::TopicPartitions {
+impl Random for share_group_describe_response::TopicPartitions {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=1).contains(&v) {
@@ -17037,7 +16982,7 @@ impl Random for kafka_wire::messages::share_group_describe_response::TopicPartit
     }
 }
 
-impl ToJson for kafka_wire::messages::share_fetch_response::ShareFetchResponse {
+impl ToJson for share_fetch_response::ShareFetchResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -17057,7 +17002,7 @@ impl ToJson for kafka_wire::messages::share_fetch_response::ShareFetchResponse {
     }
 }
 
-impl Random for kafka_wire::messages::share_fetch_response::ShareFetchResponse {
+impl Random for share_fetch_response::ShareFetchResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -17089,7 +17034,7 @@ impl Random for kafka_wire::messages::share_fetch_response::ShareFetchResponse {
     }
 }
 
-impl ToJson for kafka_wire::messages::share_fetch_response::ShareFetchableTopicResponse {
+impl ToJson for share_fetch_response::ShareFetchableTopicResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -17102,7 +17047,7 @@ impl ToJson for kafka_wire::messages::share_fetch_response::ShareFetchableTopicR
     }
 }
 
-impl Random for kafka_wire::messages::share_fetch_response::ShareFetchableTopicResponse {
+impl Random for share_fetch_response::ShareFetchableTopicResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -17118,7 +17063,7 @@ impl Random for kafka_wire::messages::share_fetch_response::ShareFetchableTopicR
     }
 }
 
-impl ToJson for kafka_wire::messages::share_fetch_response::NodeEndpoint {
+impl ToJson for share_fetch_response::NodeEndpoint {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("node_id".into(), self.node_id.to_json());
@@ -17133,7 +17078,7 @@ impl ToJson for kafka_wire::messages::share_fetch_response::NodeEndpoint {
     }
 }
 
-impl Random for kafka_wire::messages::share_fetch_response::NodeEndpoint {
+impl Random for share_fetch_response::NodeEndpoint {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -17159,7 +17104,7 @@ impl Random for kafka_wire::messages::share_fetch_response::NodeEndpoint {
     }
 }
 
-impl ToJson for kafka_wire::messages::share_fetch_response::PartitionData {
+impl ToJson for share_fetch_response::PartitionData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -17184,7 +17129,7 @@ impl ToJson for kafka_wire::messages::share_fetch_response::PartitionData {
     }
 }
 
-impl Random for kafka_wire::messages::share_fetch_response::PartitionData {
+impl Random for share_fetch_response::PartitionData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -17226,7 +17171,7 @@ impl Random for kafka_wire::messages::share_fetch_response::PartitionData {
     }
 }
 
-impl ToJson for kafka_wire::messages::share_fetch_response::LeaderIdAndEpoch {
+impl ToJson for share_fetch_response::LeaderIdAndEpoch {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("leader_id".into(), self.leader_id.to_json());
@@ -17239,7 +17184,7 @@ impl ToJson for kafka_wire::messages::share_fetch_response::LeaderIdAndEpoch {
     }
 }
 
-impl Random for kafka_wire::messages::share_fetch_response::LeaderIdAndEpoch {
+impl Random for share_fetch_response::LeaderIdAndEpoch {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -17255,7 +17200,7 @@ impl Random for kafka_wire::messages::share_fetch_response::LeaderIdAndEpoch {
     }
 }
 
-impl ToJson for kafka_wire::messages::share_fetch_response::AcquiredRecords {
+impl ToJson for share_fetch_response::AcquiredRecords {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("first_offset".into(), self.first_offset.to_json());
@@ -17269,7 +17214,7 @@ impl ToJson for kafka_wire::messages::share_fetch_response::AcquiredRecords {
     }
 }
 
-impl Random for kafka_wire::messages::share_fetch_response::AcquiredRecords {
+impl Random for share_fetch_response::AcquiredRecords {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -17288,7 +17233,7 @@ impl Random for kafka_wire::messages::share_fetch_response::AcquiredRecords {
     }
 }
 
-impl ToJson for kafka_wire::messages::share_acknowledge_response::ShareAcknowledgeResponse {
+impl ToJson for share_acknowledge_response::ShareAcknowledgeResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -17308,7 +17253,7 @@ impl ToJson for kafka_wire::messages::share_acknowledge_response::ShareAcknowled
     }
 }
 
-impl Random for kafka_wire::messages::share_acknowledge_response::ShareAcknowledgeResponse {
+impl Random for share_acknowledge_response::ShareAcknowledgeResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -17340,7 +17285,7 @@ impl Random for kafka_wire::messages::share_acknowledge_response::ShareAcknowled
     }
 }
 
-impl ToJson for kafka_wire::messages::share_acknowledge_response::ShareAcknowledgeTopicResponse {
+impl ToJson for share_acknowledge_response::ShareAcknowledgeTopicResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -17353,7 +17298,7 @@ impl ToJson for kafka_wire::messages::share_acknowledge_response::ShareAcknowled
     }
 }
 
-impl Random for kafka_wire::messages::share_acknowledge_response::ShareAcknowledgeTopicResponse {
+impl Random for share_acknowledge_response::ShareAcknowledgeTopicResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -17369,7 +17314,7 @@ impl Random for kafka_wire::messages::share_acknowledge_response::ShareAcknowled
     }
 }
 
-impl ToJson for kafka_wire::messages::share_acknowledge_response::NodeEndpoint {
+impl ToJson for share_acknowledge_response::NodeEndpoint {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("node_id".into(), self.node_id.to_json());
@@ -17384,7 +17329,7 @@ impl ToJson for kafka_wire::messages::share_acknowledge_response::NodeEndpoint {
     }
 }
 
-impl Random for kafka_wire::messages::share_acknowledge_response::NodeEndpoint {
+impl Random for share_acknowledge_response::NodeEndpoint {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -17410,7 +17355,7 @@ impl Random for kafka_wire::messages::share_acknowledge_response::NodeEndpoint {
     }
 }
 
-impl ToJson for kafka_wire::messages::share_acknowledge_response::PartitionData {
+impl ToJson for share_acknowledge_response::PartitionData {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -17425,7 +17370,7 @@ impl ToJson for kafka_wire::messages::share_acknowledge_response::PartitionData 
     }
 }
 
-impl Random for kafka_wire::messages::share_acknowledge_response::PartitionData {
+impl Random for share_acknowledge_response::PartitionData {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -17451,7 +17396,7 @@ impl Random for kafka_wire::messages::share_acknowledge_response::PartitionData 
     }
 }
 
-impl ToJson for kafka_wire::messages::share_acknowledge_response::LeaderIdAndEpoch {
+impl ToJson for share_acknowledge_response::LeaderIdAndEpoch {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("leader_id".into(), self.leader_id.to_json());
@@ -17464,7 +17409,7 @@ impl ToJson for kafka_wire::messages::share_acknowledge_response::LeaderIdAndEpo
     }
 }
 
-impl Random for kafka_wire::messages::share_acknowledge_response::LeaderIdAndEpoch {
+impl Random for share_acknowledge_response::LeaderIdAndEpoch {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=2).contains(&v) {
@@ -17480,7 +17425,7 @@ impl Random for kafka_wire::messages::share_acknowledge_response::LeaderIdAndEpo
     }
 }
 
-impl ToJson for kafka_wire::messages::add_raft_voter_response::AddRaftVoterResponse {
+impl ToJson for add_raft_voter_response::AddRaftVoterResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -17494,7 +17439,7 @@ impl ToJson for kafka_wire::messages::add_raft_voter_response::AddRaftVoterRespo
     }
 }
 
-impl Random for kafka_wire::messages::add_raft_voter_response::AddRaftVoterResponse {
+impl Random for add_raft_voter_response::AddRaftVoterResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -17517,7 +17462,7 @@ impl Random for kafka_wire::messages::add_raft_voter_response::AddRaftVoterRespo
     }
 }
 
-impl ToJson for kafka_wire::messages::remove_raft_voter_response::RemoveRaftVoterResponse {
+impl ToJson for remove_raft_voter_response::RemoveRaftVoterResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -17531,7 +17476,7 @@ impl ToJson for kafka_wire::messages::remove_raft_voter_response::RemoveRaftVote
     }
 }
 
-impl Random for kafka_wire::messages::remove_raft_voter_response::RemoveRaftVoterResponse {
+impl Random for remove_raft_voter_response::RemoveRaftVoterResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -17554,7 +17499,7 @@ impl Random for kafka_wire::messages::remove_raft_voter_response::RemoveRaftVote
     }
 }
 
-impl ToJson for kafka_wire::messages::update_raft_voter_response::UpdateRaftVoterResponse {
+impl ToJson for update_raft_voter_response::UpdateRaftVoterResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -17568,7 +17513,7 @@ impl ToJson for kafka_wire::messages::update_raft_voter_response::UpdateRaftVote
     }
 }
 
-impl Random for kafka_wire::messages::update_raft_voter_response::UpdateRaftVoterResponse {
+impl Random for update_raft_voter_response::UpdateRaftVoterResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -17587,7 +17532,7 @@ impl Random for kafka_wire::messages::update_raft_voter_response::UpdateRaftVote
     }
 }
 
-impl ToJson for kafka_wire::messages::update_raft_voter_response::CurrentLeader {
+impl ToJson for update_raft_voter_response::CurrentLeader {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("leader_id".into(), self.leader_id.to_json());
@@ -17602,7 +17547,7 @@ impl ToJson for kafka_wire::messages::update_raft_voter_response::CurrentLeader 
     }
 }
 
-impl Random for kafka_wire::messages::update_raft_voter_response::CurrentLeader {
+impl Random for update_raft_voter_response::CurrentLeader {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -17624,16 +17569,19 @@ impl Random for kafka_wire::messages::update_raft_voter_response::CurrentLeader 
     }
 }
 
-impl ToJson for kafka_wire::messages::initialize_share_group_state_response::InitializeShareGroupStateResponse {
+impl ToJson for initialize_share_group_state_response::InitializeShareGroupStateResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("results".into(), self.results.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::initialize_share_group_state_response::InitializeShareGroupStateResponse {
+impl Random for initialize_share_group_state_response::InitializeShareGroupStateResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -17646,7 +17594,7 @@ impl Random for kafka_wire::messages::initialize_share_group_state_response::Ini
     }
 }
 
-impl ToJson for kafka_wire::messages::initialize_share_group_state_response::InitializeStateResult {
+impl ToJson for initialize_share_group_state_response::InitializeStateResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -17659,7 +17607,7 @@ impl ToJson for kafka_wire::messages::initialize_share_group_state_response::Ini
     }
 }
 
-impl Random for kafka_wire::messages::initialize_share_group_state_response::InitializeStateResult {
+impl Random for initialize_share_group_state_response::InitializeStateResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -17675,7 +17623,7 @@ impl Random for kafka_wire::messages::initialize_share_group_state_response::Ini
     }
 }
 
-impl ToJson for kafka_wire::messages::initialize_share_group_state_response::PartitionResult {
+impl ToJson for initialize_share_group_state_response::PartitionResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition".into(), self.partition.to_json());
@@ -17689,7 +17637,7 @@ impl ToJson for kafka_wire::messages::initialize_share_group_state_response::Par
     }
 }
 
-impl Random for kafka_wire::messages::initialize_share_group_state_response::PartitionResult {
+impl Random for initialize_share_group_state_response::PartitionResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -17712,7 +17660,7 @@ impl Random for kafka_wire::messages::initialize_share_group_state_response::Par
     }
 }
 
-impl ToJson for kafka_wire::messages::read_share_group_state_response::ReadShareGroupStateResponse {
+impl ToJson for read_share_group_state_response::ReadShareGroupStateResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("results".into(), self.results.to_json());
@@ -17724,7 +17672,7 @@ impl ToJson for kafka_wire::messages::read_share_group_state_response::ReadShare
     }
 }
 
-impl Random for kafka_wire::messages::read_share_group_state_response::ReadShareGroupStateResponse {
+impl Random for read_share_group_state_response::ReadShareGroupStateResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -17737,7 +17685,7 @@ impl Random for kafka_wire::messages::read_share_group_state_response::ReadShare
     }
 }
 
-impl ToJson for kafka_wire::messages::read_share_group_state_response::ReadStateResult {
+impl ToJson for read_share_group_state_response::ReadStateResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -17750,7 +17698,7 @@ impl ToJson for kafka_wire::messages::read_share_group_state_response::ReadState
     }
 }
 
-impl Random for kafka_wire::messages::read_share_group_state_response::ReadStateResult {
+impl Random for read_share_group_state_response::ReadStateResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -17766,7 +17714,7 @@ impl Random for kafka_wire::messages::read_share_group_state_response::ReadState
     }
 }
 
-impl ToJson for kafka_wire::messages::read_share_group_state_response::PartitionResult {
+impl ToJson for read_share_group_state_response::PartitionResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition".into(), self.partition.to_json());
@@ -17783,7 +17731,7 @@ impl ToJson for kafka_wire::messages::read_share_group_state_response::Partition
     }
 }
 
-impl Random for kafka_wire::messages::read_share_group_state_response::PartitionResult {
+impl Random for read_share_group_state_response::PartitionResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -17815,7 +17763,7 @@ impl Random for kafka_wire::messages::read_share_group_state_response::Partition
     }
 }
 
-impl ToJson for kafka_wire::messages::read_share_group_state_response::StateBatch {
+impl ToJson for read_share_group_state_response::StateBatch {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("first_offset".into(), self.first_offset.to_json());
@@ -17830,7 +17778,7 @@ impl ToJson for kafka_wire::messages::read_share_group_state_response::StateBatc
     }
 }
 
-impl Random for kafka_wire::messages::read_share_group_state_response::StateBatch {
+impl Random for read_share_group_state_response::StateBatch {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -17852,9 +17800,7 @@ impl Random for kafka_wire::messages::read_share_group_state_response::StateBatc
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::write_share_group_state_response::WriteShareGroupStateResponse
-{
+impl ToJson for write_share_group_state_response::WriteShareGroupStateResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("results".into(), self.results.to_json());
@@ -17866,9 +17812,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::write_share_group_state_response::WriteShareGroupStateResponse
-{
+impl Random for write_share_group_state_response::WriteShareGroupStateResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -17881,7 +17825,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::write_share_group_state_response::WriteStateResult {
+impl ToJson for write_share_group_state_response::WriteStateResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -17894,7 +17838,7 @@ impl ToJson for kafka_wire::messages::write_share_group_state_response::WriteSta
     }
 }
 
-impl Random for kafka_wire::messages::write_share_group_state_response::WriteStateResult {
+impl Random for write_share_group_state_response::WriteStateResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -17910,7 +17854,7 @@ impl Random for kafka_wire::messages::write_share_group_state_response::WriteSta
     }
 }
 
-impl ToJson for kafka_wire::messages::write_share_group_state_response::PartitionResult {
+impl ToJson for write_share_group_state_response::PartitionResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition".into(), self.partition.to_json());
@@ -17924,7 +17868,7 @@ impl ToJson for kafka_wire::messages::write_share_group_state_response::Partitio
     }
 }
 
-impl Random for kafka_wire::messages::write_share_group_state_response::PartitionResult {
+impl Random for write_share_group_state_response::PartitionResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -17947,9 +17891,7 @@ impl Random for kafka_wire::messages::write_share_group_state_response::Partitio
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::delete_share_group_state_response::DeleteShareGroupStateResponse
-{
+impl ToJson for delete_share_group_state_response::DeleteShareGroupStateResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("results".into(), self.results.to_json());
@@ -17961,9 +17903,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::delete_share_group_state_response::DeleteShareGroupStateResponse
-{
+impl Random for delete_share_group_state_response::DeleteShareGroupStateResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -17976,7 +17916,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_share_group_state_response::DeleteStateResult {
+impl ToJson for delete_share_group_state_response::DeleteStateResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -17989,7 +17929,7 @@ impl ToJson for kafka_wire::messages::delete_share_group_state_response::DeleteS
     }
 }
 
-impl Random for kafka_wire::messages::delete_share_group_state_response::DeleteStateResult {
+impl Random for delete_share_group_state_response::DeleteStateResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -18005,7 +17945,7 @@ impl Random for kafka_wire::messages::delete_share_group_state_response::DeleteS
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_share_group_state_response::PartitionResult {
+impl ToJson for delete_share_group_state_response::PartitionResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition".into(), self.partition.to_json());
@@ -18019,7 +17959,7 @@ impl ToJson for kafka_wire::messages::delete_share_group_state_response::Partiti
     }
 }
 
-impl Random for kafka_wire::messages::delete_share_group_state_response::PartitionResult {
+impl Random for delete_share_group_state_response::PartitionResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -18042,16 +17982,19 @@ impl Random for kafka_wire::messages::delete_share_group_state_response::Partiti
     }
 }
 
-impl ToJson for kafka_wire::messages::read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse {
+impl ToJson for read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("results".into(), self.results.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse {
+impl Random for read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -18064,9 +18007,7 @@ impl Random for kafka_wire::messages::read_share_group_state_summary_response::R
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::read_share_group_state_summary_response::ReadStateSummaryResult
-{
+impl ToJson for read_share_group_state_summary_response::ReadStateSummaryResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_id".into(), self.topic_id.to_json());
@@ -18079,9 +18020,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::read_share_group_state_summary_response::ReadStateSummaryResult
-{
+impl Random for read_share_group_state_summary_response::ReadStateSummaryResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -18097,7 +18036,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::read_share_group_state_summary_response::PartitionResult {
+impl ToJson for read_share_group_state_summary_response::PartitionResult {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition".into(), self.partition.to_json());
@@ -18118,7 +18057,7 @@ impl ToJson for kafka_wire::messages::read_share_group_state_summary_response::P
     }
 }
 
-impl Random for kafka_wire::messages::read_share_group_state_summary_response::PartitionResult {
+impl Random for read_share_group_state_summary_response::PartitionResult {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -18153,9 +18092,7 @@ impl Random for kafka_wire::messages::read_share_group_state_summary_response::P
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse
-{
+impl ToJson for streams_group_heartbeat_response::StreamsGroupHeartbeatResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -18203,9 +18140,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse
-{
+impl Random for streams_group_heartbeat_response::StreamsGroupHeartbeatResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -18287,7 +18222,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_heartbeat_response::Status {
+impl ToJson for streams_group_heartbeat_response::Status {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("status_code".into(), self.status_code.to_json());
@@ -18300,7 +18235,7 @@ impl ToJson for kafka_wire::messages::streams_group_heartbeat_response::Status {
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_heartbeat_response::Status {
+impl Random for streams_group_heartbeat_response::Status {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -18316,7 +18251,7 @@ impl Random for kafka_wire::messages::streams_group_heartbeat_response::Status {
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_heartbeat_response::TaskIds {
+impl ToJson for streams_group_heartbeat_response::TaskIds {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("subtopology_id".into(), self.subtopology_id.to_json());
@@ -18329,7 +18264,7 @@ impl ToJson for kafka_wire::messages::streams_group_heartbeat_response::TaskIds 
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_heartbeat_response::TaskIds {
+impl Random for streams_group_heartbeat_response::TaskIds {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -18345,7 +18280,7 @@ impl Random for kafka_wire::messages::streams_group_heartbeat_response::TaskIds 
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_heartbeat_response::EndpointToPartitions {
+impl ToJson for streams_group_heartbeat_response::EndpointToPartitions {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("user_endpoint".into(), self.user_endpoint.to_json());
@@ -18362,7 +18297,7 @@ impl ToJson for kafka_wire::messages::streams_group_heartbeat_response::Endpoint
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_heartbeat_response::EndpointToPartitions {
+impl Random for streams_group_heartbeat_response::EndpointToPartitions {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -18381,7 +18316,7 @@ impl Random for kafka_wire::messages::streams_group_heartbeat_response::Endpoint
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_heartbeat_response::Endpoint {
+impl ToJson for streams_group_heartbeat_response::Endpoint {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("host".into(), self.host.to_json());
@@ -18394,7 +18329,7 @@ impl ToJson for kafka_wire::messages::streams_group_heartbeat_response::Endpoint
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_heartbeat_response::Endpoint {
+impl Random for streams_group_heartbeat_response::Endpoint {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -18410,7 +18345,7 @@ impl Random for kafka_wire::messages::streams_group_heartbeat_response::Endpoint
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_heartbeat_response::TopicPartition {
+impl ToJson for streams_group_heartbeat_response::TopicPartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic".into(), self.topic.to_json());
@@ -18423,7 +18358,7 @@ impl ToJson for kafka_wire::messages::streams_group_heartbeat_response::TopicPar
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_heartbeat_response::TopicPartition {
+impl Random for streams_group_heartbeat_response::TopicPartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -18439,9 +18374,7 @@ impl Random for kafka_wire::messages::streams_group_heartbeat_response::TopicPar
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::streams_group_describe_response::StreamsGroupDescribeResponse
-{
+impl ToJson for streams_group_describe_response::StreamsGroupDescribeResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -18454,9 +18387,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::streams_group_describe_response::StreamsGroupDescribeResponse
-{
+impl Random for streams_group_describe_response::StreamsGroupDescribeResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -18472,7 +18403,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_describe_response::DescribedGroup {
+impl ToJson for streams_group_describe_response::DescribedGroup {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("error_code".into(), self.error_code.to_json());
@@ -18504,7 +18435,7 @@ impl ToJson for kafka_wire::messages::streams_group_describe_response::Described
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_describe_response::DescribedGroup {
+impl Random for streams_group_describe_response::DescribedGroup {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -18566,7 +18497,7 @@ impl Random for kafka_wire::messages::streams_group_describe_response::Described
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_describe_response::Topology {
+impl ToJson for streams_group_describe_response::Topology {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("epoch".into(), self.epoch.to_json());
@@ -18579,7 +18510,7 @@ impl ToJson for kafka_wire::messages::streams_group_describe_response::Topology 
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_describe_response::Topology {
+impl Random for streams_group_describe_response::Topology {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -18599,7 +18530,7 @@ impl Random for kafka_wire::messages::streams_group_describe_response::Topology 
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_describe_response::Member {
+impl ToJson for streams_group_describe_response::Member {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("member_id".into(), self.member_id.to_json());
@@ -18625,7 +18556,7 @@ impl ToJson for kafka_wire::messages::streams_group_describe_response::Member {
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_describe_response::Member {
+impl Random for streams_group_describe_response::Member {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -18692,7 +18623,7 @@ impl Random for kafka_wire::messages::streams_group_describe_response::Member {
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_describe_response::TopologyDescription {
+impl ToJson for streams_group_describe_response::TopologyDescription {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("subtopologies".into(), self.subtopologies.to_json());
@@ -18705,7 +18636,7 @@ impl ToJson for kafka_wire::messages::streams_group_describe_response::TopologyD
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_describe_response::TopologyDescription {
+impl Random for streams_group_describe_response::TopologyDescription {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=1).contains(&v) {
@@ -18721,7 +18652,7 @@ impl Random for kafka_wire::messages::streams_group_describe_response::TopologyD
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_describe_response::Subtopology {
+impl ToJson for streams_group_describe_response::Subtopology {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("subtopology_id".into(), self.subtopology_id.to_json());
@@ -18746,7 +18677,7 @@ impl ToJson for kafka_wire::messages::streams_group_describe_response::Subtopolo
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_describe_response::Subtopology {
+impl Random for streams_group_describe_response::Subtopology {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -18771,7 +18702,7 @@ impl Random for kafka_wire::messages::streams_group_describe_response::Subtopolo
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_describe_response::Endpoint {
+impl ToJson for streams_group_describe_response::Endpoint {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("host".into(), self.host.to_json());
@@ -18784,7 +18715,7 @@ impl ToJson for kafka_wire::messages::streams_group_describe_response::Endpoint 
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_describe_response::Endpoint {
+impl Random for streams_group_describe_response::Endpoint {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -18800,7 +18731,7 @@ impl Random for kafka_wire::messages::streams_group_describe_response::Endpoint 
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_describe_response::KeyValue {
+impl ToJson for streams_group_describe_response::KeyValue {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("key".into(), self.key.to_json());
@@ -18813,7 +18744,7 @@ impl ToJson for kafka_wire::messages::streams_group_describe_response::KeyValue 
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_describe_response::KeyValue {
+impl Random for streams_group_describe_response::KeyValue {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -18829,7 +18760,7 @@ impl Random for kafka_wire::messages::streams_group_describe_response::KeyValue 
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_describe_response::TaskOffset {
+impl ToJson for streams_group_describe_response::TaskOffset {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("subtopology_id".into(), self.subtopology_id.to_json());
@@ -18843,7 +18774,7 @@ impl ToJson for kafka_wire::messages::streams_group_describe_response::TaskOffse
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_describe_response::TaskOffset {
+impl Random for streams_group_describe_response::TaskOffset {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -18862,7 +18793,7 @@ impl Random for kafka_wire::messages::streams_group_describe_response::TaskOffse
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_describe_response::Assignment {
+impl ToJson for streams_group_describe_response::Assignment {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("active_tasks".into(), self.active_tasks.to_json());
@@ -18876,7 +18807,7 @@ impl ToJson for kafka_wire::messages::streams_group_describe_response::Assignmen
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_describe_response::Assignment {
+impl Random for streams_group_describe_response::Assignment {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -18895,9 +18826,7 @@ impl Random for kafka_wire::messages::streams_group_describe_response::Assignmen
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::streams_group_describe_response::TopologyDescriptionSubtopology
-{
+impl ToJson for streams_group_describe_response::TopologyDescriptionSubtopology {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("subtopology_id".into(), self.subtopology_id.to_json());
@@ -18910,9 +18839,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::streams_group_describe_response::TopologyDescriptionSubtopology
-{
+impl Random for streams_group_describe_response::TopologyDescriptionSubtopology {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=1).contains(&v) {
@@ -18928,9 +18855,7 @@ impl Random
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::streams_group_describe_response::TopologyDescriptionGlobalStore
-{
+impl ToJson for streams_group_describe_response::TopologyDescriptionGlobalStore {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("source".into(), self.source.to_json());
@@ -18943,9 +18868,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::streams_group_describe_response::TopologyDescriptionGlobalStore
-{
+impl Random for streams_group_describe_response::TopologyDescriptionGlobalStore {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=1).contains(&v) {
@@ -18961,7 +18884,7 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_describe_response::TopicInfo {
+impl ToJson for streams_group_describe_response::TopicInfo {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -18979,7 +18902,7 @@ impl ToJson for kafka_wire::messages::streams_group_describe_response::TopicInfo
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_describe_response::TopicInfo {
+impl Random for streams_group_describe_response::TopicInfo {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -19001,7 +18924,7 @@ impl Random for kafka_wire::messages::streams_group_describe_response::TopicInfo
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_describe_response::TaskIds {
+impl ToJson for streams_group_describe_response::TaskIds {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("subtopology_id".into(), self.subtopology_id.to_json());
@@ -19014,7 +18937,7 @@ impl ToJson for kafka_wire::messages::streams_group_describe_response::TaskIds {
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_describe_response::TaskIds {
+impl Random for streams_group_describe_response::TaskIds {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -19030,7 +18953,7 @@ impl Random for kafka_wire::messages::streams_group_describe_response::TaskIds {
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_describe_response::TopologyDescriptionNode {
+impl ToJson for streams_group_describe_response::TopologyDescriptionNode {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.to_json());
@@ -19047,7 +18970,7 @@ impl ToJson for kafka_wire::messages::streams_group_describe_response::TopologyD
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_describe_response::TopologyDescriptionNode {
+impl Random for streams_group_describe_response::TopologyDescriptionNode {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (1..=1).contains(&v) {
@@ -19079,17 +19002,20 @@ impl Random for kafka_wire::messages::streams_group_describe_response::TopologyD
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse {
+impl ToJson for describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
         m.insert("groups".into(), self.groups.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse {
+impl Random for describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -19105,19 +19031,22 @@ impl Random for kafka_wire::messages::describe_share_group_offsets_response::Des
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponseGroup {
+impl ToJson for describe_share_group_offsets_response::DescribeShareGroupOffsetsResponseGroup {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("group_id".into(), self.group_id.to_json());
         m.insert("topics".into(), self.topics.to_json());
         m.insert("error_code".into(), self.error_code.to_json());
         m.insert("error_message".into(), self.error_message.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponseGroup {
+impl Random for describe_share_group_offsets_response::DescribeShareGroupOffsetsResponseGroup {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -19130,7 +19059,11 @@ impl Random for kafka_wire::messages::describe_share_group_offsets_response::Des
             x.error_code = Random::random(r, v, flexible);
         }
         if (0..=1).contains(&v) {
-            x.error_message = if (0..=1).contains(&v) && r.one_in(4) { None } else { Some(Random::random(r, v, flexible)) };
+            x.error_message = if (0..=1).contains(&v) && r.one_in(4) {
+                None
+            } else {
+                Some(Random::random(r, v, flexible))
+            };
         }
         if flexible {
             x.unknown_tagged_fields = r.unknown_tags();
@@ -19139,18 +19072,21 @@ impl Random for kafka_wire::messages::describe_share_group_offsets_response::Des
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponseTopic {
+impl ToJson for describe_share_group_offsets_response::DescribeShareGroupOffsetsResponseTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
         m.insert("topic_id".into(), self.topic_id.to_json());
         m.insert("partitions".into(), self.partitions.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponseTopic {
+impl Random for describe_share_group_offsets_response::DescribeShareGroupOffsetsResponseTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -19169,7 +19105,7 @@ impl Random for kafka_wire::messages::describe_share_group_offsets_response::Des
     }
 }
 
-impl ToJson for kafka_wire::messages::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponsePartition {
+impl ToJson for describe_share_group_offsets_response::DescribeShareGroupOffsetsResponsePartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
@@ -19178,12 +19114,15 @@ impl ToJson for kafka_wire::messages::describe_share_group_offsets_response::Des
         m.insert("lag".into(), self.lag.to_json());
         m.insert("error_code".into(), self.error_code.to_json());
         m.insert("error_message".into(), self.error_message.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponsePartition {
+impl Random for describe_share_group_offsets_response::DescribeShareGroupOffsetsResponsePartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=1).contains(&v) {
@@ -19202,7 +19141,11 @@ impl Random for kafka_wire::messages::describe_share_group_offsets_response::Des
             x.error_code = Random::random(r, v, flexible);
         }
         if (0..=1).contains(&v) {
-            x.error_message = if (0..=1).contains(&v) && r.one_in(4) { None } else { Some(Random::random(r, v, flexible)) };
+            x.error_message = if (0..=1).contains(&v) && r.one_in(4) {
+                None
+            } else {
+                Some(Random::random(r, v, flexible))
+            };
         }
         if flexible {
             x.unknown_tagged_fields = r.unknown_tags();
@@ -19211,9 +19154,7 @@ impl Random for kafka_wire::messages::describe_share_group_offsets_response::Des
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::alter_share_group_offsets_response::AlterShareGroupOffsetsResponse
-{
+impl ToJson for alter_share_group_offsets_response::AlterShareGroupOffsetsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -19228,9 +19169,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::alter_share_group_offsets_response::AlterShareGroupOffsetsResponse
-{
+impl Random for alter_share_group_offsets_response::AlterShareGroupOffsetsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -19256,18 +19195,21 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_share_group_offsets_response::AlterShareGroupOffsetsResponseTopic {
+impl ToJson for alter_share_group_offsets_response::AlterShareGroupOffsetsResponseTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
         m.insert("topic_id".into(), self.topic_id.to_json());
         m.insert("partitions".into(), self.partitions.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::alter_share_group_offsets_response::AlterShareGroupOffsetsResponseTopic {
+impl Random for alter_share_group_offsets_response::AlterShareGroupOffsetsResponseTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -19286,18 +19228,21 @@ impl Random for kafka_wire::messages::alter_share_group_offsets_response::AlterS
     }
 }
 
-impl ToJson for kafka_wire::messages::alter_share_group_offsets_response::AlterShareGroupOffsetsResponsePartition {
+impl ToJson for alter_share_group_offsets_response::AlterShareGroupOffsetsResponsePartition {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("partition_index".into(), self.partition_index.to_json());
         m.insert("error_code".into(), self.error_code.to_json());
         m.insert("error_message".into(), self.error_message.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::alter_share_group_offsets_response::AlterShareGroupOffsetsResponsePartition {
+impl Random for alter_share_group_offsets_response::AlterShareGroupOffsetsResponsePartition {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -19307,7 +19252,11 @@ impl Random for kafka_wire::messages::alter_share_group_offsets_response::AlterS
             x.error_code = Random::random(r, v, flexible);
         }
         if (0..=0).contains(&v) {
-            x.error_message = if (0..=0).contains(&v) && r.one_in(4) { None } else { Some(Random::random(r, v, flexible)) };
+            x.error_message = if (0..=0).contains(&v) && r.one_in(4) {
+                None
+            } else {
+                Some(Random::random(r, v, flexible))
+            };
         }
         if flexible {
             x.unknown_tagged_fields = r.unknown_tags();
@@ -19316,9 +19265,7 @@ impl Random for kafka_wire::messages::alter_share_group_offsets_response::AlterS
     }
 }
 
-impl ToJson
-    for kafka_wire::messages::delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse
-{
+impl ToJson for delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -19333,9 +19280,7 @@ impl ToJson
     }
 }
 
-impl Random
-    for kafka_wire::messages::delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse
-{
+impl Random for delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -19361,19 +19306,22 @@ impl Random
     }
 }
 
-impl ToJson for kafka_wire::messages::delete_share_group_offsets_response::DeleteShareGroupOffsetsResponseTopic {
+impl ToJson for delete_share_group_offsets_response::DeleteShareGroupOffsetsResponseTopic {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("topic_name".into(), self.topic_name.to_json());
         m.insert("topic_id".into(), self.topic_id.to_json());
         m.insert("error_code".into(), self.error_code.to_json());
         m.insert("error_message".into(), self.error_message.to_json());
-        m.insert("_unknown_tagged_fields".into(), self.unknown_tagged_fields.to_json());
+        m.insert(
+            "_unknown_tagged_fields".into(),
+            self.unknown_tagged_fields.to_json(),
+        );
         Value::Object(m)
     }
 }
 
-impl Random for kafka_wire::messages::delete_share_group_offsets_response::DeleteShareGroupOffsetsResponseTopic {
+impl Random for delete_share_group_offsets_response::DeleteShareGroupOffsetsResponseTopic {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -19386,7 +19334,11 @@ impl Random for kafka_wire::messages::delete_share_group_offsets_response::Delet
             x.error_code = Random::random(r, v, flexible);
         }
         if (0..=0).contains(&v) {
-            x.error_message = if (0..=0).contains(&v) && r.one_in(4) { None } else { Some(Random::random(r, v, flexible)) };
+            x.error_message = if (0..=0).contains(&v) && r.one_in(4) {
+                None
+            } else {
+                Some(Random::random(r, v, flexible))
+            };
         }
         if flexible {
             x.unknown_tagged_fields = r.unknown_tags();
@@ -19395,7 +19347,8 @@ impl Random for kafka_wire::messages::delete_share_group_offsets_response::Delet
     }
 }
 
-impl ToJson for kafka_wire::messages::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse {
+impl ToJson
+for streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -19406,7 +19359,8 @@ impl ToJson for kafka_wire::messages::streams_group_topology_description_update_
     }
 }
 
-impl Random for kafka_wire::messages::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse {
+impl Random
+for streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -19416,7 +19370,11 @@ impl Random for kafka_wire::messages::streams_group_topology_description_update_
             x.error_code = Random::random(r, v, flexible);
         }
         if (0..=0).contains(&v) {
-            x.error_message = if (0..=0).contains(&v) && r.one_in(4) { None } else { Some(Random::random(r, v, flexible)) };
+            x.error_message = if (0..=0).contains(&v) && r.one_in(4) {
+                None
+            } else {
+                Some(Random::random(r, v, flexible))
+            };
         }
         if flexible {
             x.unknown_tagged_fields = r.unknown_tags();
@@ -19425,7 +19383,7 @@ impl Random for kafka_wire::messages::streams_group_topology_description_update_
     }
 }
 
-impl ToJson for kafka_wire::messages::unregister_controller_response::UnregisterControllerResponse {
+impl ToJson for unregister_controller_response::UnregisterControllerResponse {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("throttle_time_ms".into(), self.throttle_time_ms.to_json());
@@ -19439,7 +19397,7 @@ impl ToJson for kafka_wire::messages::unregister_controller_response::Unregister
     }
 }
 
-impl Random for kafka_wire::messages::unregister_controller_response::UnregisterControllerResponse {
+impl Random for unregister_controller_response::UnregisterControllerResponse {
     fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {
         let mut x = Self::default();
         if (0..=0).contains(&v) {
@@ -19464,789 +19422,1038 @@ impl Random for kafka_wire::messages::unregister_controller_response::Unregister
 
 /// Decodes `bytes` as the message named `name` at `version`; `None` for an unknown name.
 pub fn check_by_name(name: &str, bytes: &[u8], version: i16) -> Option<Result<Checked, String>> {
-    Some(match name {
-        "AbortedTxn" => check::<kafka_wire::messages::aborted_txn::AbortedTxn>(bytes, version),
-        "ConsumerProtocolAssignment" => check::<kafka_wire::messages::consumer_protocol_assignment::ConsumerProtocolAssignment>(bytes, version),
-        "ConsumerProtocolSubscription" => check::<kafka_wire::messages::consumer_protocol_subscription::ConsumerProtocolSubscription>(bytes, version),
-        "ControlRecordTypeSchema" => check::<kafka_wire::messages::control_record_type_schema::ControlRecordTypeSchema>(bytes, version),
-        "DefaultPrincipalData" => check::<kafka_wire::messages::default_principal_data::DefaultPrincipalData>(bytes, version),
-        "EndTxnMarker" => check::<kafka_wire::messages::end_txn_marker::EndTxnMarker>(bytes, version),
-        "KRaftVersionRecord" => check::<kafka_wire::messages::k_raft_version_record::KRaftVersionRecord>(bytes, version),
-        "LeaderChangeMessage" => check::<kafka_wire::messages::leader_change_message::LeaderChangeMessage>(bytes, version),
-        "RequestHeader" => check::<kafka_wire::messages::request_header::RequestHeader>(bytes, version),
-        "ResponseHeader" => check::<kafka_wire::messages::response_header::ResponseHeader>(bytes, version),
-        "SnapshotFooterRecord" => check::<kafka_wire::messages::snapshot_footer_record::SnapshotFooterRecord>(bytes, version),
-        "SnapshotHeaderRecord" => check::<kafka_wire::messages::snapshot_header_record::SnapshotHeaderRecord>(bytes, version),
-        "VotersRecord" => check::<kafka_wire::messages::voters_record::VotersRecord>(bytes, version),
-        "ProduceRequest" => check::<kafka_wire::messages::produce_request::ProduceRequest>(bytes, version),
-        "FetchRequest" => check::<kafka_wire::messages::fetch_request::FetchRequest>(bytes, version),
-        "ListOffsetsRequest" => check::<kafka_wire::messages::list_offsets_request::ListOffsetsRequest>(bytes, version),
-        "MetadataRequest" => check::<kafka_wire::messages::metadata_request::MetadataRequest>(bytes, version),
-        "LeaderAndIsrRequest" => check::<kafka_wire::messages::leader_and_isr_request::LeaderAndIsrRequest>(bytes, version),
-        "StopReplicaRequest" => check::<kafka_wire::messages::stop_replica_request::StopReplicaRequest>(bytes, version),
-        "UpdateMetadataRequest" => check::<kafka_wire::messages::update_metadata_request::UpdateMetadataRequest>(bytes, version),
-        "ControlledShutdownRequest" => check::<kafka_wire::messages::controlled_shutdown_request::ControlledShutdownRequest>(bytes, version),
-        "OffsetCommitRequest" => check::<kafka_wire::messages::offset_commit_request::OffsetCommitRequest>(bytes, version),
-        "OffsetFetchRequest" => check::<kafka_wire::messages::offset_fetch_request::OffsetFetchRequest>(bytes, version),
-        "FindCoordinatorRequest" => check::<kafka_wire::messages::find_coordinator_request::FindCoordinatorRequest>(bytes, version),
-        "JoinGroupRequest" => check::<kafka_wire::messages::join_group_request::JoinGroupRequest>(bytes, version),
-        "HeartbeatRequest" => check::<kafka_wire::messages::heartbeat_request::HeartbeatRequest>(bytes, version),
-        "LeaveGroupRequest" => check::<kafka_wire::messages::leave_group_request::LeaveGroupRequest>(bytes, version),
-        "SyncGroupRequest" => check::<kafka_wire::messages::sync_group_request::SyncGroupRequest>(bytes, version),
-        "DescribeGroupsRequest" => check::<kafka_wire::messages::describe_groups_request::DescribeGroupsRequest>(bytes, version),
-        "ListGroupsRequest" => check::<kafka_wire::messages::list_groups_request::ListGroupsRequest>(bytes, version),
-        "SaslHandshakeRequest" => check::<kafka_wire::messages::sasl_handshake_request::SaslHandshakeRequest>(bytes, version),
-        "ApiVersionsRequest" => check::<kafka_wire::messages::api_versions_request::ApiVersionsRequest>(bytes, version),
-        "CreateTopicsRequest" => check::<kafka_wire::messages::create_topics_request::CreateTopicsRequest>(bytes, version),
-        "DeleteTopicsRequest" => check::<kafka_wire::messages::delete_topics_request::DeleteTopicsRequest>(bytes, version),
-        "DeleteRecordsRequest" => check::<kafka_wire::messages::delete_records_request::DeleteRecordsRequest>(bytes, version),
-        "InitProducerIdRequest" => check::<kafka_wire::messages::init_producer_id_request::InitProducerIdRequest>(bytes, version),
-        "OffsetForLeaderEpochRequest" => check::<kafka_wire::messages::offset_for_leader_epoch_request::OffsetForLeaderEpochRequest>(bytes, version),
-        "AddPartitionsToTxnRequest" => check::<kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnRequest>(bytes, version),
-        "AddOffsetsToTxnRequest" => check::<kafka_wire::messages::add_offsets_to_txn_request::AddOffsetsToTxnRequest>(bytes, version),
-        "EndTxnRequest" => check::<kafka_wire::messages::end_txn_request::EndTxnRequest>(bytes, version),
-        "WriteTxnMarkersRequest" => check::<kafka_wire::messages::write_txn_markers_request::WriteTxnMarkersRequest>(bytes, version),
-        "TxnOffsetCommitRequest" => check::<kafka_wire::messages::txn_offset_commit_request::TxnOffsetCommitRequest>(bytes, version),
-        "DescribeAclsRequest" => check::<kafka_wire::messages::describe_acls_request::DescribeAclsRequest>(bytes, version),
-        "CreateAclsRequest" => check::<kafka_wire::messages::create_acls_request::CreateAclsRequest>(bytes, version),
-        "DeleteAclsRequest" => check::<kafka_wire::messages::delete_acls_request::DeleteAclsRequest>(bytes, version),
-        "DescribeConfigsRequest" => check::<kafka_wire::messages::describe_configs_request::DescribeConfigsRequest>(bytes, version),
-        "AlterConfigsRequest" => check::<kafka_wire::messages::alter_configs_request::AlterConfigsRequest>(bytes, version),
-        "AlterReplicaLogDirsRequest" => check::<kafka_wire::messages::alter_replica_log_dirs_request::AlterReplicaLogDirsRequest>(bytes, version),
-        "DescribeLogDirsRequest" => check::<kafka_wire::messages::describe_log_dirs_request::DescribeLogDirsRequest>(bytes, version),
-        "SaslAuthenticateRequest" => check::<kafka_wire::messages::sasl_authenticate_request::SaslAuthenticateRequest>(bytes, version),
-        "CreatePartitionsRequest" => check::<kafka_wire::messages::create_partitions_request::CreatePartitionsRequest>(bytes, version),
-        "CreateDelegationTokenRequest" => check::<kafka_wire::messages::create_delegation_token_request::CreateDelegationTokenRequest>(bytes, version),
-        "RenewDelegationTokenRequest" => check::<kafka_wire::messages::renew_delegation_token_request::RenewDelegationTokenRequest>(bytes, version),
-        "ExpireDelegationTokenRequest" => check::<kafka_wire::messages::expire_delegation_token_request::ExpireDelegationTokenRequest>(bytes, version),
-        "DescribeDelegationTokenRequest" => check::<kafka_wire::messages::describe_delegation_token_request::DescribeDelegationTokenRequest>(bytes, version),
-        "DeleteGroupsRequest" => check::<kafka_wire::messages::delete_groups_request::DeleteGroupsRequest>(bytes, version),
-        "ElectLeadersRequest" => check::<kafka_wire::messages::elect_leaders_request::ElectLeadersRequest>(bytes, version),
-        "IncrementalAlterConfigsRequest" => check::<kafka_wire::messages::incremental_alter_configs_request::IncrementalAlterConfigsRequest>(bytes, version),
-        "AlterPartitionReassignmentsRequest" => check::<kafka_wire::messages::alter_partition_reassignments_request::AlterPartitionReassignmentsRequest>(bytes, version),
-        "ListPartitionReassignmentsRequest" => check::<kafka_wire::messages::list_partition_reassignments_request::ListPartitionReassignmentsRequest>(bytes, version),
-        "OffsetDeleteRequest" => check::<kafka_wire::messages::offset_delete_request::OffsetDeleteRequest>(bytes, version),
-        "DescribeClientQuotasRequest" => check::<kafka_wire::messages::describe_client_quotas_request::DescribeClientQuotasRequest>(bytes, version),
-        "AlterClientQuotasRequest" => check::<kafka_wire::messages::alter_client_quotas_request::AlterClientQuotasRequest>(bytes, version),
-        "DescribeUserScramCredentialsRequest" => check::<kafka_wire::messages::describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest>(bytes, version),
-        "AlterUserScramCredentialsRequest" => check::<kafka_wire::messages::alter_user_scram_credentials_request::AlterUserScramCredentialsRequest>(bytes, version),
-        "VoteRequest" => check::<kafka_wire::messages::vote_request::VoteRequest>(bytes, version),
-        "BeginQuorumEpochRequest" => check::<kafka_wire::messages::begin_quorum_epoch_request::BeginQuorumEpochRequest>(bytes, version),
-        "EndQuorumEpochRequest" => check::<kafka_wire::messages::end_quorum_epoch_request::EndQuorumEpochRequest>(bytes, version),
-        "DescribeQuorumRequest" => check::<kafka_wire::messages::describe_quorum_request::DescribeQuorumRequest>(bytes, version),
-        "AlterPartitionRequest" => check::<kafka_wire::messages::alter_partition_request::AlterPartitionRequest>(bytes, version),
-        "UpdateFeaturesRequest" => check::<kafka_wire::messages::update_features_request::UpdateFeaturesRequest>(bytes, version),
-        "EnvelopeRequest" => check::<kafka_wire::messages::envelope_request::EnvelopeRequest>(bytes, version),
-        "FetchSnapshotRequest" => check::<kafka_wire::messages::fetch_snapshot_request::FetchSnapshotRequest>(bytes, version),
-        "DescribeClusterRequest" => check::<kafka_wire::messages::describe_cluster_request::DescribeClusterRequest>(bytes, version),
-        "DescribeProducersRequest" => check::<kafka_wire::messages::describe_producers_request::DescribeProducersRequest>(bytes, version),
-        "BrokerRegistrationRequest" => check::<kafka_wire::messages::broker_registration_request::BrokerRegistrationRequest>(bytes, version),
-        "BrokerHeartbeatRequest" => check::<kafka_wire::messages::broker_heartbeat_request::BrokerHeartbeatRequest>(bytes, version),
-        "UnregisterBrokerRequest" => check::<kafka_wire::messages::unregister_broker_request::UnregisterBrokerRequest>(bytes, version),
-        "DescribeTransactionsRequest" => check::<kafka_wire::messages::describe_transactions_request::DescribeTransactionsRequest>(bytes, version),
-        "ListTransactionsRequest" => check::<kafka_wire::messages::list_transactions_request::ListTransactionsRequest>(bytes, version),
-        "AllocateProducerIdsRequest" => check::<kafka_wire::messages::allocate_producer_ids_request::AllocateProducerIdsRequest>(bytes, version),
-        "ConsumerGroupHeartbeatRequest" => check::<kafka_wire::messages::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest>(bytes, version),
-        "ConsumerGroupDescribeRequest" => check::<kafka_wire::messages::consumer_group_describe_request::ConsumerGroupDescribeRequest>(bytes, version),
-        "ControllerRegistrationRequest" => check::<kafka_wire::messages::controller_registration_request::ControllerRegistrationRequest>(bytes, version),
-        "GetTelemetrySubscriptionsRequest" => check::<kafka_wire::messages::get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest>(bytes, version),
-        "PushTelemetryRequest" => check::<kafka_wire::messages::push_telemetry_request::PushTelemetryRequest>(bytes, version),
-        "AssignReplicasToDirsRequest" => check::<kafka_wire::messages::assign_replicas_to_dirs_request::AssignReplicasToDirsRequest>(bytes, version),
-        "ListConfigResourcesRequest" => check::<kafka_wire::messages::list_config_resources_request::ListConfigResourcesRequest>(bytes, version),
-        "DescribeTopicPartitionsRequest" => check::<kafka_wire::messages::describe_topic_partitions_request::DescribeTopicPartitionsRequest>(bytes, version),
-        "ShareGroupHeartbeatRequest" => check::<kafka_wire::messages::share_group_heartbeat_request::ShareGroupHeartbeatRequest>(bytes, version),
-        "ShareGroupDescribeRequest" => check::<kafka_wire::messages::share_group_describe_request::ShareGroupDescribeRequest>(bytes, version),
-        "ShareFetchRequest" => check::<kafka_wire::messages::share_fetch_request::ShareFetchRequest>(bytes, version),
-        "ShareAcknowledgeRequest" => check::<kafka_wire::messages::share_acknowledge_request::ShareAcknowledgeRequest>(bytes, version),
-        "AddRaftVoterRequest" => check::<kafka_wire::messages::add_raft_voter_request::AddRaftVoterRequest>(bytes, version),
-        "RemoveRaftVoterRequest" => check::<kafka_wire::messages::remove_raft_voter_request::RemoveRaftVoterRequest>(bytes, version),
-        "UpdateRaftVoterRequest" => check::<kafka_wire::messages::update_raft_voter_request::UpdateRaftVoterRequest>(bytes, version),
-        "InitializeShareGroupStateRequest" => check::<kafka_wire::messages::initialize_share_group_state_request::InitializeShareGroupStateRequest>(bytes, version),
-        "ReadShareGroupStateRequest" => check::<kafka_wire::messages::read_share_group_state_request::ReadShareGroupStateRequest>(bytes, version),
-        "WriteShareGroupStateRequest" => check::<kafka_wire::messages::write_share_group_state_request::WriteShareGroupStateRequest>(bytes, version),
-        "DeleteShareGroupStateRequest" => check::<kafka_wire::messages::delete_share_group_state_request::DeleteShareGroupStateRequest>(bytes, version),
-        "ReadShareGroupStateSummaryRequest" => check::<kafka_wire::messages::read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest>(bytes, version),
-        "StreamsGroupHeartbeatRequest" => check::<kafka_wire::messages::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest>(bytes, version),
-        "StreamsGroupDescribeRequest" => check::<kafka_wire::messages::streams_group_describe_request::StreamsGroupDescribeRequest>(bytes, version),
-        "DescribeShareGroupOffsetsRequest" => check::<kafka_wire::messages::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest>(bytes, version),
-        "AlterShareGroupOffsetsRequest" => check::<kafka_wire::messages::alter_share_group_offsets_request::AlterShareGroupOffsetsRequest>(bytes, version),
-        "DeleteShareGroupOffsetsRequest" => check::<kafka_wire::messages::delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest>(bytes, version),
-        "StreamsGroupTopologyDescriptionUpdateRequest" => check::<kafka_wire::messages::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest>(bytes, version),
-        "UnregisterControllerRequest" => check::<kafka_wire::messages::unregister_controller_request::UnregisterControllerRequest>(bytes, version),
-        "ProduceResponse" => check::<kafka_wire::messages::produce_response::ProduceResponse>(bytes, version),
-        "FetchResponse" => check::<kafka_wire::messages::fetch_response::FetchResponse>(bytes, version),
-        "ListOffsetsResponse" => check::<kafka_wire::messages::list_offsets_response::ListOffsetsResponse>(bytes, version),
-        "MetadataResponse" => check::<kafka_wire::messages::metadata_response::MetadataResponse>(bytes, version),
-        "LeaderAndIsrResponse" => check::<kafka_wire::messages::leader_and_isr_response::LeaderAndIsrResponse>(bytes, version),
-        "StopReplicaResponse" => check::<kafka_wire::messages::stop_replica_response::StopReplicaResponse>(bytes, version),
-        "UpdateMetadataResponse" => check::<kafka_wire::messages::update_metadata_response::UpdateMetadataResponse>(bytes, version),
-        "ControlledShutdownResponse" => check::<kafka_wire::messages::controlled_shutdown_response::ControlledShutdownResponse>(bytes, version),
-        "OffsetCommitResponse" => check::<kafka_wire::messages::offset_commit_response::OffsetCommitResponse>(bytes, version),
-        "OffsetFetchResponse" => check::<kafka_wire::messages::offset_fetch_response::OffsetFetchResponse>(bytes, version),
-        "FindCoordinatorResponse" => check::<kafka_wire::messages::find_coordinator_response::FindCoordinatorResponse>(bytes, version),
-        "JoinGroupResponse" => check::<kafka_wire::messages::join_group_response::JoinGroupResponse>(bytes, version),
-        "HeartbeatResponse" => check::<kafka_wire::messages::heartbeat_response::HeartbeatResponse>(bytes, version),
-        "LeaveGroupResponse" => check::<kafka_wire::messages::leave_group_response::LeaveGroupResponse>(bytes, version),
-        "SyncGroupResponse" => check::<kafka_wire::messages::sync_group_response::SyncGroupResponse>(bytes, version),
-        "DescribeGroupsResponse" => check::<kafka_wire::messages::describe_groups_response::DescribeGroupsResponse>(bytes, version),
-        "ListGroupsResponse" => check::<kafka_wire::messages::list_groups_response::ListGroupsResponse>(bytes, version),
-        "SaslHandshakeResponse" => check::<kafka_wire::messages::sasl_handshake_response::SaslHandshakeResponse>(bytes, version),
-        "ApiVersionsResponse" => check::<kafka_wire::messages::api_versions_response::ApiVersionsResponse>(bytes, version),
-        "CreateTopicsResponse" => check::<kafka_wire::messages::create_topics_response::CreateTopicsResponse>(bytes, version),
-        "DeleteTopicsResponse" => check::<kafka_wire::messages::delete_topics_response::DeleteTopicsResponse>(bytes, version),
-        "DeleteRecordsResponse" => check::<kafka_wire::messages::delete_records_response::DeleteRecordsResponse>(bytes, version),
-        "InitProducerIdResponse" => check::<kafka_wire::messages::init_producer_id_response::InitProducerIdResponse>(bytes, version),
-        "OffsetForLeaderEpochResponse" => check::<kafka_wire::messages::offset_for_leader_epoch_response::OffsetForLeaderEpochResponse>(bytes, version),
-        "AddPartitionsToTxnResponse" => check::<kafka_wire::messages::add_partitions_to_txn_response::AddPartitionsToTxnResponse>(bytes, version),
-        "AddOffsetsToTxnResponse" => check::<kafka_wire::messages::add_offsets_to_txn_response::AddOffsetsToTxnResponse>(bytes, version),
-        "EndTxnResponse" => check::<kafka_wire::messages::end_txn_response::EndTxnResponse>(bytes, version),
-        "WriteTxnMarkersResponse" => check::<kafka_wire::messages::write_txn_markers_response::WriteTxnMarkersResponse>(bytes, version),
-        "TxnOffsetCommitResponse" => check::<kafka_wire::messages::txn_offset_commit_response::TxnOffsetCommitResponse>(bytes, version),
-        "DescribeAclsResponse" => check::<kafka_wire::messages::describe_acls_response::DescribeAclsResponse>(bytes, version),
-        "CreateAclsResponse" => check::<kafka_wire::messages::create_acls_response::CreateAclsResponse>(bytes, version),
-        "DeleteAclsResponse" => check::<kafka_wire::messages::delete_acls_response::DeleteAclsResponse>(bytes, version),
-        "DescribeConfigsResponse" => check::<kafka_wire::messages::describe_configs_response::DescribeConfigsResponse>(bytes, version),
-        "AlterConfigsResponse" => check::<kafka_wire::messages::alter_configs_response::AlterConfigsResponse>(bytes, version),
-        "AlterReplicaLogDirsResponse" => check::<kafka_wire::messages::alter_replica_log_dirs_response::AlterReplicaLogDirsResponse>(bytes, version),
-        "DescribeLogDirsResponse" => check::<kafka_wire::messages::describe_log_dirs_response::DescribeLogDirsResponse>(bytes, version),
-        "SaslAuthenticateResponse" => check::<kafka_wire::messages::sasl_authenticate_response::SaslAuthenticateResponse>(bytes, version),
-        "CreatePartitionsResponse" => check::<kafka_wire::messages::create_partitions_response::CreatePartitionsResponse>(bytes, version),
-        "CreateDelegationTokenResponse" => check::<kafka_wire::messages::create_delegation_token_response::CreateDelegationTokenResponse>(bytes, version),
-        "RenewDelegationTokenResponse" => check::<kafka_wire::messages::renew_delegation_token_response::RenewDelegationTokenResponse>(bytes, version),
-        "ExpireDelegationTokenResponse" => check::<kafka_wire::messages::expire_delegation_token_response::ExpireDelegationTokenResponse>(bytes, version),
-        "DescribeDelegationTokenResponse" => check::<kafka_wire::messages::describe_delegation_token_response::DescribeDelegationTokenResponse>(bytes, version),
-        "DeleteGroupsResponse" => check::<kafka_wire::messages::delete_groups_response::DeleteGroupsResponse>(bytes, version),
-        "ElectLeadersResponse" => check::<kafka_wire::messages::elect_leaders_response::ElectLeadersResponse>(bytes, version),
-        "IncrementalAlterConfigsResponse" => check::<kafka_wire::messages::incremental_alter_configs_response::IncrementalAlterConfigsResponse>(bytes, version),
-        "AlterPartitionReassignmentsResponse" => check::<kafka_wire::messages::alter_partition_reassignments_response::AlterPartitionReassignmentsResponse>(bytes, version),
-        "ListPartitionReassignmentsResponse" => check::<kafka_wire::messages::list_partition_reassignments_response::ListPartitionReassignmentsResponse>(bytes, version),
-        "OffsetDeleteResponse" => check::<kafka_wire::messages::offset_delete_response::OffsetDeleteResponse>(bytes, version),
-        "DescribeClientQuotasResponse" => check::<kafka_wire::messages::describe_client_quotas_response::DescribeClientQuotasResponse>(bytes, version),
-        "AlterClientQuotasResponse" => check::<kafka_wire::messages::alter_client_quotas_response::AlterClientQuotasResponse>(bytes, version),
-        "DescribeUserScramCredentialsResponse" => check::<kafka_wire::messages::describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse>(bytes, version),
-        "AlterUserScramCredentialsResponse" => check::<kafka_wire::messages::alter_user_scram_credentials_response::AlterUserScramCredentialsResponse>(bytes, version),
-        "VoteResponse" => check::<kafka_wire::messages::vote_response::VoteResponse>(bytes, version),
-        "BeginQuorumEpochResponse" => check::<kafka_wire::messages::begin_quorum_epoch_response::BeginQuorumEpochResponse>(bytes, version),
-        "EndQuorumEpochResponse" => check::<kafka_wire::messages::end_quorum_epoch_response::EndQuorumEpochResponse>(bytes, version),
-        "DescribeQuorumResponse" => check::<kafka_wire::messages::describe_quorum_response::DescribeQuorumResponse>(bytes, version),
-        "AlterPartitionResponse" => check::<kafka_wire::messages::alter_partition_response::AlterPartitionResponse>(bytes, version),
-        "UpdateFeaturesResponse" => check::<kafka_wire::messages::update_features_response::UpdateFeaturesResponse>(bytes, version),
-        "EnvelopeResponse" => check::<kafka_wire::messages::envelope_response::EnvelopeResponse>(bytes, version),
-        "FetchSnapshotResponse" => check::<kafka_wire::messages::fetch_snapshot_response::FetchSnapshotResponse>(bytes, version),
-        "DescribeClusterResponse" => check::<kafka_wire::messages::describe_cluster_response::DescribeClusterResponse>(bytes, version),
-        "DescribeProducersResponse" => check::<kafka_wire::messages::describe_producers_response::DescribeProducersResponse>(bytes, version),
-        "BrokerRegistrationResponse" => check::<kafka_wire::messages::broker_registration_response::BrokerRegistrationResponse>(bytes, version),
-        "BrokerHeartbeatResponse" => check::<kafka_wire::messages::broker_heartbeat_response::BrokerHeartbeatResponse>(bytes, version),
-        "UnregisterBrokerResponse" => check::<kafka_wire::messages::unregister_broker_response::UnregisterBrokerResponse>(bytes, version),
-        "DescribeTransactionsResponse" => check::<kafka_wire::messages::describe_transactions_response::DescribeTransactionsResponse>(bytes, version),
-        "ListTransactionsResponse" => check::<kafka_wire::messages::list_transactions_response::ListTransactionsResponse>(bytes, version),
-        "AllocateProducerIdsResponse" => check::<kafka_wire::messages::allocate_producer_ids_response::AllocateProducerIdsResponse>(bytes, version),
-        "ConsumerGroupHeartbeatResponse" => check::<kafka_wire::messages::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse>(bytes, version),
-        "ConsumerGroupDescribeResponse" => check::<kafka_wire::messages::consumer_group_describe_response::ConsumerGroupDescribeResponse>(bytes, version),
-        "ControllerRegistrationResponse" => check::<kafka_wire::messages::controller_registration_response::ControllerRegistrationResponse>(bytes, version),
-        "GetTelemetrySubscriptionsResponse" => check::<kafka_wire::messages::get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse>(bytes, version),
-        "PushTelemetryResponse" => check::<kafka_wire::messages::push_telemetry_response::PushTelemetryResponse>(bytes, version),
-        "AssignReplicasToDirsResponse" => check::<kafka_wire::messages::assign_replicas_to_dirs_response::AssignReplicasToDirsResponse>(bytes, version),
-        "ListConfigResourcesResponse" => check::<kafka_wire::messages::list_config_resources_response::ListConfigResourcesResponse>(bytes, version),
-        "DescribeTopicPartitionsResponse" => check::<kafka_wire::messages::describe_topic_partitions_response::DescribeTopicPartitionsResponse>(bytes, version),
-        "ShareGroupHeartbeatResponse" => check::<kafka_wire::messages::share_group_heartbeat_response::ShareGroupHeartbeatResponse>(bytes, version),
-        "ShareGroupDescribeResponse" => check::<kafka_wire::messages::share_group_describe_response::ShareGroupDescribeResponse>(bytes, version),
-        "ShareFetchResponse" => check::<kafka_wire::messages::share_fetch_response::ShareFetchResponse>(bytes, version),
-        "ShareAcknowledgeResponse" => check::<kafka_wire::messages::share_acknowledge_response::ShareAcknowledgeResponse>(bytes, version),
-        "AddRaftVoterResponse" => check::<kafka_wire::messages::add_raft_voter_response::AddRaftVoterResponse>(bytes, version),
-        "RemoveRaftVoterResponse" => check::<kafka_wire::messages::remove_raft_voter_response::RemoveRaftVoterResponse>(bytes, version),
-        "UpdateRaftVoterResponse" => check::<kafka_wire::messages::update_raft_voter_response::UpdateRaftVoterResponse>(bytes, version),
-        "InitializeShareGroupStateResponse" => check::<kafka_wire::messages::initialize_share_group_state_response::InitializeShareGroupStateResponse>(bytes, version),
-        "ReadShareGroupStateResponse" => check::<kafka_wire::messages::read_share_group_state_response::ReadShareGroupStateResponse>(bytes, version),
-        "WriteShareGroupStateResponse" => check::<kafka_wire::messages::write_share_group_state_response::WriteShareGroupStateResponse>(bytes, version),
-        "DeleteShareGroupStateResponse" => check::<kafka_wire::messages::delete_share_group_state_response::DeleteShareGroupStateResponse>(bytes, version),
-        "ReadShareGroupStateSummaryResponse" => check::<kafka_wire::messages::read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse>(bytes, version),
-        "StreamsGroupHeartbeatResponse" => check::<kafka_wire::messages::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse>(bytes, version),
-        "StreamsGroupDescribeResponse" => check::<kafka_wire::messages::streams_group_describe_response::StreamsGroupDescribeResponse>(bytes, version),
-        "DescribeShareGroupOffsetsResponse" => check::<kafka_wire::messages::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse>(bytes, version),
-        "AlterShareGroupOffsetsResponse" => check::<kafka_wire::messages::alter_share_group_offsets_response::AlterShareGroupOffsetsResponse>(bytes, version),
-        "DeleteShareGroupOffsetsResponse" => check::<kafka_wire::messages::delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse>(bytes, version),
-        "StreamsGroupTopologyDescriptionUpdateResponse" => check::<kafka_wire::messages::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse>(bytes, version),
-        "UnregisterControllerResponse" => check::<kafka_wire::messages::unregister_controller_response::UnregisterControllerResponse>(bytes, version),
+    let check: fn(&[u8], i16) -> Result<Checked, String> = match name {
+        "AbortedTxn" => check::<aborted_txn::AbortedTxn>,
+        "ConsumerProtocolAssignment" => {
+            check::<consumer_protocol_assignment::ConsumerProtocolAssignment>
+        }
+        "ConsumerProtocolSubscription" => {
+            check::<consumer_protocol_subscription::ConsumerProtocolSubscription>
+        }
+        "ControlRecordTypeSchema" => {
+            check::<control_record_type_schema::ControlRecordTypeSchema>
+        }
+        "DefaultPrincipalData" => check::<default_principal_data::DefaultPrincipalData>,
+        "EndTxnMarker" => check::<end_txn_marker::EndTxnMarker>,
+        "KRaftVersionRecord" => check::<k_raft_version_record::KRaftVersionRecord>,
+        "LeaderChangeMessage" => check::<leader_change_message::LeaderChangeMessage>,
+        "RequestHeader" => check::<request_header::RequestHeader>,
+        "ResponseHeader" => check::<response_header::ResponseHeader>,
+        "SnapshotFooterRecord" => check::<snapshot_footer_record::SnapshotFooterRecord>,
+        "SnapshotHeaderRecord" => check::<snapshot_header_record::SnapshotHeaderRecord>,
+        "VotersRecord" => check::<voters_record::VotersRecord>,
+        "ProduceRequest" => check::<produce_request::ProduceRequest>,
+        "FetchRequest" => check::<fetch_request::FetchRequest>,
+        "ListOffsetsRequest" => check::<list_offsets_request::ListOffsetsRequest>,
+        "MetadataRequest" => check::<metadata_request::MetadataRequest>,
+        "LeaderAndIsrRequest" => check::<leader_and_isr_request::LeaderAndIsrRequest>,
+        "StopReplicaRequest" => check::<stop_replica_request::StopReplicaRequest>,
+        "UpdateMetadataRequest" => {
+            check::<update_metadata_request::UpdateMetadataRequest>
+        }
+        "ControlledShutdownRequest" => {
+            check::<controlled_shutdown_request::ControlledShutdownRequest>
+        }
+        "OffsetCommitRequest" => check::<offset_commit_request::OffsetCommitRequest>,
+        "OffsetFetchRequest" => check::<offset_fetch_request::OffsetFetchRequest>,
+        "FindCoordinatorRequest" => {
+            check::<find_coordinator_request::FindCoordinatorRequest>
+        }
+        "JoinGroupRequest" => check::<join_group_request::JoinGroupRequest>,
+        "HeartbeatRequest" => check::<heartbeat_request::HeartbeatRequest>,
+        "LeaveGroupRequest" => check::<leave_group_request::LeaveGroupRequest>,
+        "SyncGroupRequest" => check::<sync_group_request::SyncGroupRequest>,
+        "DescribeGroupsRequest" => {
+            check::<describe_groups_request::DescribeGroupsRequest>
+        }
+        "ListGroupsRequest" => check::<list_groups_request::ListGroupsRequest>,
+        "SaslHandshakeRequest" => check::<sasl_handshake_request::SaslHandshakeRequest>,
+        "ApiVersionsRequest" => check::<api_versions_request::ApiVersionsRequest>,
+        "CreateTopicsRequest" => check::<create_topics_request::CreateTopicsRequest>,
+        "DeleteTopicsRequest" => check::<delete_topics_request::DeleteTopicsRequest>,
+        "DeleteRecordsRequest" => check::<delete_records_request::DeleteRecordsRequest>,
+        "InitProducerIdRequest" => {
+            check::<init_producer_id_request::InitProducerIdRequest>
+        }
+        "OffsetForLeaderEpochRequest" => {
+            check::<offset_for_leader_epoch_request::OffsetForLeaderEpochRequest>
+        }
+        "AddPartitionsToTxnRequest" => {
+            check::<add_partitions_to_txn_request::AddPartitionsToTxnRequest>
+        }
+        "AddOffsetsToTxnRequest" => {
+            check::<add_offsets_to_txn_request::AddOffsetsToTxnRequest>
+        }
+        "EndTxnRequest" => check::<end_txn_request::EndTxnRequest>,
+        "WriteTxnMarkersRequest" => {
+            check::<write_txn_markers_request::WriteTxnMarkersRequest>
+        }
+        "TxnOffsetCommitRequest" => {
+            check::<txn_offset_commit_request::TxnOffsetCommitRequest>
+        }
+        "DescribeAclsRequest" => check::<describe_acls_request::DescribeAclsRequest>,
+        "CreateAclsRequest" => check::<create_acls_request::CreateAclsRequest>,
+        "DeleteAclsRequest" => check::<delete_acls_request::DeleteAclsRequest>,
+        "DescribeConfigsRequest" => {
+            check::<describe_configs_request::DescribeConfigsRequest>
+        }
+        "AlterConfigsRequest" => check::<alter_configs_request::AlterConfigsRequest>,
+        "AlterReplicaLogDirsRequest" => {
+            check::<alter_replica_log_dirs_request::AlterReplicaLogDirsRequest>
+        }
+        "DescribeLogDirsRequest" => {
+            check::<describe_log_dirs_request::DescribeLogDirsRequest>
+        }
+        "SaslAuthenticateRequest" => {
+            check::<sasl_authenticate_request::SaslAuthenticateRequest>
+        }
+        "CreatePartitionsRequest" => {
+            check::<create_partitions_request::CreatePartitionsRequest>
+        }
+        "CreateDelegationTokenRequest" => {
+            check::<create_delegation_token_request::CreateDelegationTokenRequest>
+        }
+        "RenewDelegationTokenRequest" => {
+            check::<renew_delegation_token_request::RenewDelegationTokenRequest>
+        }
+        "ExpireDelegationTokenRequest" => {
+            check::<expire_delegation_token_request::ExpireDelegationTokenRequest>
+        }
+        "DescribeDelegationTokenRequest" => {
+            check::<describe_delegation_token_request::DescribeDelegationTokenRequest>
+        }
+        "DeleteGroupsRequest" => check::<delete_groups_request::DeleteGroupsRequest>,
+        "ElectLeadersRequest" => check::<elect_leaders_request::ElectLeadersRequest>,
+        "IncrementalAlterConfigsRequest" => {
+            check::<incremental_alter_configs_request::IncrementalAlterConfigsRequest>
+        }
+        "AlterPartitionReassignmentsRequest" => {
+            check::<
+                alter_partition_reassignments_request::AlterPartitionReassignmentsRequest,
+            >
+        }
+        "ListPartitionReassignmentsRequest" => {
+            check::<
+                list_partition_reassignments_request::ListPartitionReassignmentsRequest,
+            >
+        }
+        "OffsetDeleteRequest" => check::<offset_delete_request::OffsetDeleteRequest>,
+        "DescribeClientQuotasRequest" => {
+            check::<describe_client_quotas_request::DescribeClientQuotasRequest>
+        }
+        "AlterClientQuotasRequest" => {
+            check::<alter_client_quotas_request::AlterClientQuotasRequest>
+        }
+        "DescribeUserScramCredentialsRequest" => {
+            check::<
+                describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest,
+            >
+        }
+        "AlterUserScramCredentialsRequest" => {
+            check::<
+                alter_user_scram_credentials_request::AlterUserScramCredentialsRequest,
+            >
+        }
+        "VoteRequest" => check::<vote_request::VoteRequest>,
+        "BeginQuorumEpochRequest" => {
+            check::<begin_quorum_epoch_request::BeginQuorumEpochRequest>
+        }
+        "EndQuorumEpochRequest" => {
+            check::<end_quorum_epoch_request::EndQuorumEpochRequest>
+        }
+        "DescribeQuorumRequest" => {
+            check::<describe_quorum_request::DescribeQuorumRequest>
+        }
+        "AlterPartitionRequest" => {
+            check::<alter_partition_request::AlterPartitionRequest>
+        }
+        "UpdateFeaturesRequest" => {
+            check::<update_features_request::UpdateFeaturesRequest>
+        }
+        "EnvelopeRequest" => check::<envelope_request::EnvelopeRequest>,
+        "FetchSnapshotRequest" => check::<fetch_snapshot_request::FetchSnapshotRequest>,
+        "DescribeClusterRequest" => {
+            check::<describe_cluster_request::DescribeClusterRequest>
+        }
+        "DescribeProducersRequest" => {
+            check::<describe_producers_request::DescribeProducersRequest>
+        }
+        "BrokerRegistrationRequest" => {
+            check::<broker_registration_request::BrokerRegistrationRequest>
+        }
+        "BrokerHeartbeatRequest" => {
+            check::<broker_heartbeat_request::BrokerHeartbeatRequest>
+        }
+        "UnregisterBrokerRequest" => {
+            check::<unregister_broker_request::UnregisterBrokerRequest>
+        }
+        "DescribeTransactionsRequest" => {
+            check::<describe_transactions_request::DescribeTransactionsRequest>
+        }
+        "ListTransactionsRequest" => {
+            check::<list_transactions_request::ListTransactionsRequest>
+        }
+        "AllocateProducerIdsRequest" => {
+            check::<allocate_producer_ids_request::AllocateProducerIdsRequest>
+        }
+        "ConsumerGroupHeartbeatRequest" => {
+            check::<consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest>
+        }
+        "ConsumerGroupDescribeRequest" => {
+            check::<consumer_group_describe_request::ConsumerGroupDescribeRequest>
+        }
+        "ControllerRegistrationRequest" => {
+            check::<controller_registration_request::ControllerRegistrationRequest>
+        }
+        "GetTelemetrySubscriptionsRequest" => {
+            check::<
+                get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest,
+            >
+        }
+        "PushTelemetryRequest" => check::<push_telemetry_request::PushTelemetryRequest>,
+        "AssignReplicasToDirsRequest" => {
+            check::<assign_replicas_to_dirs_request::AssignReplicasToDirsRequest>
+        }
+        "ListConfigResourcesRequest" => {
+            check::<list_config_resources_request::ListConfigResourcesRequest>
+        }
+        "DescribeTopicPartitionsRequest" => {
+            check::<describe_topic_partitions_request::DescribeTopicPartitionsRequest>
+        }
+        "ShareGroupHeartbeatRequest" => {
+            check::<share_group_heartbeat_request::ShareGroupHeartbeatRequest>
+        }
+        "ShareGroupDescribeRequest" => {
+            check::<share_group_describe_request::ShareGroupDescribeRequest>
+        }
+        "ShareFetchRequest" => check::<share_fetch_request::ShareFetchRequest>,
+        "ShareAcknowledgeRequest" => {
+            check::<share_acknowledge_request::ShareAcknowledgeRequest>
+        }
+        "AddRaftVoterRequest" => check::<add_raft_voter_request::AddRaftVoterRequest>,
+        "RemoveRaftVoterRequest" => {
+            check::<remove_raft_voter_request::RemoveRaftVoterRequest>
+        }
+        "UpdateRaftVoterRequest" => {
+            check::<update_raft_voter_request::UpdateRaftVoterRequest>
+        }
+        "InitializeShareGroupStateRequest" => {
+            check::<
+                initialize_share_group_state_request::InitializeShareGroupStateRequest,
+            >
+        }
+        "ReadShareGroupStateRequest" => {
+            check::<read_share_group_state_request::ReadShareGroupStateRequest>
+        }
+        "WriteShareGroupStateRequest" => {
+            check::<write_share_group_state_request::WriteShareGroupStateRequest>
+        }
+        "DeleteShareGroupStateRequest" => {
+            check::<delete_share_group_state_request::DeleteShareGroupStateRequest>
+        }
+        "ReadShareGroupStateSummaryRequest" => {
+            check::<
+                read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest,
+            >
+        }
+        "StreamsGroupHeartbeatRequest" => {
+            check::<streams_group_heartbeat_request::StreamsGroupHeartbeatRequest>
+        }
+        "StreamsGroupDescribeRequest" => {
+            check::<streams_group_describe_request::StreamsGroupDescribeRequest>
+        }
+        "DescribeShareGroupOffsetsRequest" => {
+            check::<
+                describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest,
+            >
+        }
+        "AlterShareGroupOffsetsRequest" => {
+            check::<alter_share_group_offsets_request::AlterShareGroupOffsetsRequest>
+        }
+        "DeleteShareGroupOffsetsRequest" => {
+            check::<delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest>
+        }
+        "StreamsGroupTopologyDescriptionUpdateRequest" => {
+            check::<
+                streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest,
+            >
+        }
+        "UnregisterControllerRequest" => {
+            check::<unregister_controller_request::UnregisterControllerRequest>
+        }
+        "ProduceResponse" => check::<produce_response::ProduceResponse>,
+        "FetchResponse" => check::<fetch_response::FetchResponse>,
+        "ListOffsetsResponse" => check::<list_offsets_response::ListOffsetsResponse>,
+        "MetadataResponse" => check::<metadata_response::MetadataResponse>,
+        "LeaderAndIsrResponse" => check::<leader_and_isr_response::LeaderAndIsrResponse>,
+        "StopReplicaResponse" => check::<stop_replica_response::StopReplicaResponse>,
+        "UpdateMetadataResponse" => {
+            check::<update_metadata_response::UpdateMetadataResponse>
+        }
+        "ControlledShutdownResponse" => {
+            check::<controlled_shutdown_response::ControlledShutdownResponse>
+        }
+        "OffsetCommitResponse" => check::<offset_commit_response::OffsetCommitResponse>,
+        "OffsetFetchResponse" => check::<offset_fetch_response::OffsetFetchResponse>,
+        "FindCoordinatorResponse" => {
+            check::<find_coordinator_response::FindCoordinatorResponse>
+        }
+        "JoinGroupResponse" => check::<join_group_response::JoinGroupResponse>,
+        "HeartbeatResponse" => check::<heartbeat_response::HeartbeatResponse>,
+        "LeaveGroupResponse" => check::<leave_group_response::LeaveGroupResponse>,
+        "SyncGroupResponse" => check::<sync_group_response::SyncGroupResponse>,
+        "DescribeGroupsResponse" => {
+            check::<describe_groups_response::DescribeGroupsResponse>
+        }
+        "ListGroupsResponse" => check::<list_groups_response::ListGroupsResponse>,
+        "SaslHandshakeResponse" => {
+            check::<sasl_handshake_response::SaslHandshakeResponse>
+        }
+        "ApiVersionsResponse" => check::<api_versions_response::ApiVersionsResponse>,
+        "CreateTopicsResponse" => check::<create_topics_response::CreateTopicsResponse>,
+        "DeleteTopicsResponse" => check::<delete_topics_response::DeleteTopicsResponse>,
+        "DeleteRecordsResponse" => {
+            check::<delete_records_response::DeleteRecordsResponse>
+        }
+        "InitProducerIdResponse" => {
+            check::<init_producer_id_response::InitProducerIdResponse>
+        }
+        "OffsetForLeaderEpochResponse" => {
+            check::<offset_for_leader_epoch_response::OffsetForLeaderEpochResponse>
+        }
+        "AddPartitionsToTxnResponse" => {
+            check::<add_partitions_to_txn_response::AddPartitionsToTxnResponse>
+        }
+        "AddOffsetsToTxnResponse" => {
+            check::<add_offsets_to_txn_response::AddOffsetsToTxnResponse>
+        }
+        "EndTxnResponse" => check::<end_txn_response::EndTxnResponse>,
+        "WriteTxnMarkersResponse" => {
+            check::<write_txn_markers_response::WriteTxnMarkersResponse>
+        }
+        "TxnOffsetCommitResponse" => {
+            check::<txn_offset_commit_response::TxnOffsetCommitResponse>
+        }
+        "DescribeAclsResponse" => check::<describe_acls_response::DescribeAclsResponse>,
+        "CreateAclsResponse" => check::<create_acls_response::CreateAclsResponse>,
+        "DeleteAclsResponse" => check::<delete_acls_response::DeleteAclsResponse>,
+        "DescribeConfigsResponse" => {
+            check::<describe_configs_response::DescribeConfigsResponse>
+        }
+        "AlterConfigsResponse" => check::<alter_configs_response::AlterConfigsResponse>,
+        "AlterReplicaLogDirsResponse" => {
+            check::<alter_replica_log_dirs_response::AlterReplicaLogDirsResponse>
+        }
+        "DescribeLogDirsResponse" => {
+            check::<describe_log_dirs_response::DescribeLogDirsResponse>
+        }
+        "SaslAuthenticateResponse" => {
+            check::<sasl_authenticate_response::SaslAuthenticateResponse>
+        }
+        "CreatePartitionsResponse" => {
+            check::<create_partitions_response::CreatePartitionsResponse>
+        }
+        "CreateDelegationTokenResponse" => {
+            check::<create_delegation_token_response::CreateDelegationTokenResponse>
+        }
+        "RenewDelegationTokenResponse" => {
+            check::<renew_delegation_token_response::RenewDelegationTokenResponse>
+        }
+        "ExpireDelegationTokenResponse" => {
+            check::<expire_delegation_token_response::ExpireDelegationTokenResponse>
+        }
+        "DescribeDelegationTokenResponse" => {
+            check::<describe_delegation_token_response::DescribeDelegationTokenResponse>
+        }
+        "DeleteGroupsResponse" => check::<delete_groups_response::DeleteGroupsResponse>,
+        "ElectLeadersResponse" => check::<elect_leaders_response::ElectLeadersResponse>,
+        "IncrementalAlterConfigsResponse" => {
+            check::<incremental_alter_configs_response::IncrementalAlterConfigsResponse>
+        }
+        "AlterPartitionReassignmentsResponse" => {
+            check::<
+                alter_partition_reassignments_response::AlterPartitionReassignmentsResponse,
+            >
+        }
+        "ListPartitionReassignmentsResponse" => {
+            check::<
+                list_partition_reassignments_response::ListPartitionReassignmentsResponse,
+            >
+        }
+        "OffsetDeleteResponse" => check::<offset_delete_response::OffsetDeleteResponse>,
+        "DescribeClientQuotasResponse" => {
+            check::<describe_client_quotas_response::DescribeClientQuotasResponse>
+        }
+        "AlterClientQuotasResponse" => {
+            check::<alter_client_quotas_response::AlterClientQuotasResponse>
+        }
+        "DescribeUserScramCredentialsResponse" => {
+            check::<
+                describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse,
+            >
+        }
+        "AlterUserScramCredentialsResponse" => {
+            check::<
+                alter_user_scram_credentials_response::AlterUserScramCredentialsResponse,
+            >
+        }
+        "VoteResponse" => check::<vote_response::VoteResponse>,
+        "BeginQuorumEpochResponse" => {
+            check::<begin_quorum_epoch_response::BeginQuorumEpochResponse>
+        }
+        "EndQuorumEpochResponse" => {
+            check::<end_quorum_epoch_response::EndQuorumEpochResponse>
+        }
+        "DescribeQuorumResponse" => {
+            check::<describe_quorum_response::DescribeQuorumResponse>
+        }
+        "AlterPartitionResponse" => {
+            check::<alter_partition_response::AlterPartitionResponse>
+        }
+        "UpdateFeaturesResponse" => {
+            check::<update_features_response::UpdateFeaturesResponse>
+        }
+        "EnvelopeResponse" => check::<envelope_response::EnvelopeResponse>,
+        "FetchSnapshotResponse" => {
+            check::<fetch_snapshot_response::FetchSnapshotResponse>
+        }
+        "DescribeClusterResponse" => {
+            check::<describe_cluster_response::DescribeClusterResponse>
+        }
+        "DescribeProducersResponse" => {
+            check::<describe_producers_response::DescribeProducersResponse>
+        }
+        "BrokerRegistrationResponse" => {
+            check::<broker_registration_response::BrokerRegistrationResponse>
+        }
+        "BrokerHeartbeatResponse" => {
+            check::<broker_heartbeat_response::BrokerHeartbeatResponse>
+        }
+        "UnregisterBrokerResponse" => {
+            check::<unregister_broker_response::UnregisterBrokerResponse>
+        }
+        "DescribeTransactionsResponse" => {
+            check::<describe_transactions_response::DescribeTransactionsResponse>
+        }
+        "ListTransactionsResponse" => {
+            check::<list_transactions_response::ListTransactionsResponse>
+        }
+        "AllocateProducerIdsResponse" => {
+            check::<allocate_producer_ids_response::AllocateProducerIdsResponse>
+        }
+        "ConsumerGroupHeartbeatResponse" => {
+            check::<consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse>
+        }
+        "ConsumerGroupDescribeResponse" => {
+            check::<consumer_group_describe_response::ConsumerGroupDescribeResponse>
+        }
+        "ControllerRegistrationResponse" => {
+            check::<controller_registration_response::ControllerRegistrationResponse>
+        }
+        "GetTelemetrySubscriptionsResponse" => {
+            check::<
+                get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse,
+            >
+        }
+        "PushTelemetryResponse" => {
+            check::<push_telemetry_response::PushTelemetryResponse>
+        }
+        "AssignReplicasToDirsResponse" => {
+            check::<assign_replicas_to_dirs_response::AssignReplicasToDirsResponse>
+        }
+        "ListConfigResourcesResponse" => {
+            check::<list_config_resources_response::ListConfigResourcesResponse>
+        }
+        "DescribeTopicPartitionsResponse" => {
+            check::<describe_topic_partitions_response::DescribeTopicPartitionsResponse>
+        }
+        "ShareGroupHeartbeatResponse" => {
+            check::<share_group_heartbeat_response::ShareGroupHeartbeatResponse>
+        }
+        "ShareGroupDescribeResponse" => {
+            check::<share_group_describe_response::ShareGroupDescribeResponse>
+        }
+        "ShareFetchResponse" => check::<share_fetch_response::ShareFetchResponse>,
+        "ShareAcknowledgeResponse" => {
+            check::<share_acknowledge_response::ShareAcknowledgeResponse>
+        }
+        "AddRaftVoterResponse" => check::<add_raft_voter_response::AddRaftVoterResponse>,
+        "RemoveRaftVoterResponse" => {
+            check::<remove_raft_voter_response::RemoveRaftVoterResponse>
+        }
+        "UpdateRaftVoterResponse" => {
+            check::<update_raft_voter_response::UpdateRaftVoterResponse>
+        }
+        "InitializeShareGroupStateResponse" => {
+            check::<
+                initialize_share_group_state_response::InitializeShareGroupStateResponse,
+            >
+        }
+        "ReadShareGroupStateResponse" => {
+            check::<read_share_group_state_response::ReadShareGroupStateResponse>
+        }
+        "WriteShareGroupStateResponse" => {
+            check::<write_share_group_state_response::WriteShareGroupStateResponse>
+        }
+        "DeleteShareGroupStateResponse" => {
+            check::<delete_share_group_state_response::DeleteShareGroupStateResponse>
+        }
+        "ReadShareGroupStateSummaryResponse" => {
+            check::<
+                read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse,
+            >
+        }
+        "StreamsGroupHeartbeatResponse" => {
+            check::<streams_group_heartbeat_response::StreamsGroupHeartbeatResponse>
+        }
+        "StreamsGroupDescribeResponse" => {
+            check::<streams_group_describe_response::StreamsGroupDescribeResponse>
+        }
+        "DescribeShareGroupOffsetsResponse" => {
+            check::<
+                describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse,
+            >
+        }
+        "AlterShareGroupOffsetsResponse" => {
+            check::<alter_share_group_offsets_response::AlterShareGroupOffsetsResponse>
+        }
+        "DeleteShareGroupOffsetsResponse" => {
+            check::<delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse>
+        }
+        "StreamsGroupTopologyDescriptionUpdateResponse" => {
+            check::<
+                streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse,
+            >
+        }
+        "UnregisterControllerResponse" => {
+            check::<unregister_controller_response::UnregisterControllerResponse>
+        }
         _ => return None,
-    })
+    };
+    Some(check(bytes, version))
 }
 
 /// Round-trips `cases` random values of every message at every version; the failures.
 pub fn round_trip_every_message(cases: u64) -> Vec<String> {
     let mut failures = Vec::new();
-    failures.extend(round_trip::<kafka_wire::messages::aborted_txn::AbortedTxn>(
+    failures.extend(round_trip::<aborted_txn::AbortedTxn>(cases));
+    failures.extend(round_trip::<
+        consumer_protocol_assignment::ConsumerProtocolAssignment,
+    >(cases));
+    failures.extend(round_trip::<
+        consumer_protocol_subscription::ConsumerProtocolSubscription,
+    >(cases));
+    failures.extend(round_trip::<
+        control_record_type_schema::ControlRecordTypeSchema,
+    >(cases));
+    failures.extend(round_trip::<default_principal_data::DefaultPrincipalData>(
+        cases,
+    ));
+    failures.extend(round_trip::<end_txn_marker::EndTxnMarker>(cases));
+    failures.extend(round_trip::<k_raft_version_record::KRaftVersionRecord>(
+        cases,
+    ));
+    failures.extend(round_trip::<leader_change_message::LeaderChangeMessage>(
+        cases,
+    ));
+    failures.extend(round_trip::<request_header::RequestHeader>(cases));
+    failures.extend(round_trip::<response_header::ResponseHeader>(cases));
+    failures.extend(round_trip::<snapshot_footer_record::SnapshotFooterRecord>(
+        cases,
+    ));
+    failures.extend(round_trip::<snapshot_header_record::SnapshotHeaderRecord>(
+        cases,
+    ));
+    failures.extend(round_trip::<voters_record::VotersRecord>(cases));
+    failures.extend(round_trip::<produce_request::ProduceRequest>(cases));
+    failures.extend(round_trip::<fetch_request::FetchRequest>(cases));
+    failures.extend(round_trip::<list_offsets_request::ListOffsetsRequest>(
+        cases,
+    ));
+    failures.extend(round_trip::<metadata_request::MetadataRequest>(cases));
+    failures.extend(round_trip::<leader_and_isr_request::LeaderAndIsrRequest>(
+        cases,
+    ));
+    failures.extend(round_trip::<stop_replica_request::StopReplicaRequest>(
+        cases,
+    ));
+    failures.extend(round_trip::<update_metadata_request::UpdateMetadataRequest>(cases));
+    failures.extend(round_trip::<
+        controlled_shutdown_request::ControlledShutdownRequest,
+    >(cases));
+    failures.extend(round_trip::<offset_commit_request::OffsetCommitRequest>(
+        cases,
+    ));
+    failures.extend(round_trip::<offset_fetch_request::OffsetFetchRequest>(
+        cases,
+    ));
+    failures.extend(round_trip::<find_coordinator_request::FindCoordinatorRequest>(cases));
+    failures.extend(round_trip::<join_group_request::JoinGroupRequest>(cases));
+    failures.extend(round_trip::<heartbeat_request::HeartbeatRequest>(cases));
+    failures.extend(round_trip::<leave_group_request::LeaveGroupRequest>(cases));
+    failures.extend(round_trip::<sync_group_request::SyncGroupRequest>(cases));
+    failures.extend(round_trip::<describe_groups_request::DescribeGroupsRequest>(cases));
+    failures.extend(round_trip::<list_groups_request::ListGroupsRequest>(cases));
+    failures.extend(round_trip::<sasl_handshake_request::SaslHandshakeRequest>(
+        cases,
+    ));
+    failures.extend(round_trip::<api_versions_request::ApiVersionsRequest>(
+        cases,
+    ));
+    failures.extend(round_trip::<create_topics_request::CreateTopicsRequest>(
+        cases,
+    ));
+    failures.extend(round_trip::<delete_topics_request::DeleteTopicsRequest>(
+        cases,
+    ));
+    failures.extend(round_trip::<delete_records_request::DeleteRecordsRequest>(
+        cases,
+    ));
+    failures.extend(round_trip::<init_producer_id_request::InitProducerIdRequest>(cases));
+    failures.extend(round_trip::<
+        offset_for_leader_epoch_request::OffsetForLeaderEpochRequest,
+    >(cases));
+    failures.extend(round_trip::<
+        add_partitions_to_txn_request::AddPartitionsToTxnRequest,
+    >(cases));
+    failures.extend(round_trip::<
+        add_offsets_to_txn_request::AddOffsetsToTxnRequest,
+    >(cases));
+    failures.extend(round_trip::<end_txn_request::EndTxnRequest>(cases));
+    failures.extend(round_trip::<
+        write_txn_markers_request::WriteTxnMarkersRequest,
+    >(cases));
+    failures.extend(round_trip::<
+        txn_offset_commit_request::TxnOffsetCommitRequest,
+    >(cases));
+    failures.extend(round_trip::<describe_acls_request::DescribeAclsRequest>(
+        cases,
+    ));
+    failures.extend(round_trip::<create_acls_request::CreateAclsRequest>(cases));
+    failures.extend(round_trip::<delete_acls_request::DeleteAclsRequest>(cases));
+    failures.extend(round_trip::<describe_configs_request::DescribeConfigsRequest>(cases));
+    failures.extend(round_trip::<alter_configs_request::AlterConfigsRequest>(
         cases,
     ));
     failures.extend(round_trip::<
-        kafka_wire::messages::consumer_protocol_assignment::ConsumerProtocolAssignment,
+        alter_replica_log_dirs_request::AlterReplicaLogDirsRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::consumer_protocol_subscription::ConsumerProtocolSubscription,
+        describe_log_dirs_request::DescribeLogDirsRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::control_record_type_schema::ControlRecordTypeSchema,
+        sasl_authenticate_request::SaslAuthenticateRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::default_principal_data::DefaultPrincipalData,
+        create_partitions_request::CreatePartitionsRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::end_txn_marker::EndTxnMarker,
+        create_delegation_token_request::CreateDelegationTokenRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::k_raft_version_record::KRaftVersionRecord,
+        renew_delegation_token_request::RenewDelegationTokenRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::leader_change_message::LeaderChangeMessage,
+        expire_delegation_token_request::ExpireDelegationTokenRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::request_header::RequestHeader,
+        describe_delegation_token_request::DescribeDelegationTokenRequest,
     >(cases));
+    failures.extend(round_trip::<delete_groups_request::DeleteGroupsRequest>(
+        cases,
+    ));
+    failures.extend(round_trip::<elect_leaders_request::ElectLeadersRequest>(
+        cases,
+    ));
     failures.extend(round_trip::<
-        kafka_wire::messages::response_header::ResponseHeader,
+        incremental_alter_configs_request::IncrementalAlterConfigsRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::snapshot_footer_record::SnapshotFooterRecord,
+        alter_partition_reassignments_request::AlterPartitionReassignmentsRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::snapshot_header_record::SnapshotHeaderRecord,
+        list_partition_reassignments_request::ListPartitionReassignmentsRequest,
     >(cases));
+    failures.extend(round_trip::<offset_delete_request::OffsetDeleteRequest>(
+        cases,
+    ));
     failures.extend(round_trip::<
-        kafka_wire::messages::voters_record::VotersRecord,
+        describe_client_quotas_request::DescribeClientQuotasRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::produce_request::ProduceRequest,
+        alter_client_quotas_request::AlterClientQuotasRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::fetch_request::FetchRequest,
+        describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::list_offsets_request::ListOffsetsRequest,
+        alter_user_scram_credentials_request::AlterUserScramCredentialsRequest,
     >(cases));
+    failures.extend(round_trip::<vote_request::VoteRequest>(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::metadata_request::MetadataRequest,
+        begin_quorum_epoch_request::BeginQuorumEpochRequest,
     >(cases));
+    failures.extend(round_trip::<end_quorum_epoch_request::EndQuorumEpochRequest>(cases));
+    failures.extend(round_trip::<describe_quorum_request::DescribeQuorumRequest>(cases));
+    failures.extend(round_trip::<alter_partition_request::AlterPartitionRequest>(cases));
+    failures.extend(round_trip::<update_features_request::UpdateFeaturesRequest>(cases));
+    failures.extend(round_trip::<envelope_request::EnvelopeRequest>(cases));
+    failures.extend(round_trip::<fetch_snapshot_request::FetchSnapshotRequest>(
+        cases,
+    ));
+    failures.extend(round_trip::<describe_cluster_request::DescribeClusterRequest>(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::leader_and_isr_request::LeaderAndIsrRequest,
+        describe_producers_request::DescribeProducersRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::stop_replica_request::StopReplicaRequest,
+        broker_registration_request::BrokerRegistrationRequest,
     >(cases));
+    failures.extend(round_trip::<broker_heartbeat_request::BrokerHeartbeatRequest>(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::update_metadata_request::UpdateMetadataRequest,
+        unregister_broker_request::UnregisterBrokerRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::controlled_shutdown_request::ControlledShutdownRequest,
+        describe_transactions_request::DescribeTransactionsRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::offset_commit_request::OffsetCommitRequest,
+        list_transactions_request::ListTransactionsRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::offset_fetch_request::OffsetFetchRequest,
+        allocate_producer_ids_request::AllocateProducerIdsRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::find_coordinator_request::FindCoordinatorRequest,
+        consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::join_group_request::JoinGroupRequest,
+        consumer_group_describe_request::ConsumerGroupDescribeRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::heartbeat_request::HeartbeatRequest,
+        controller_registration_request::ControllerRegistrationRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::leave_group_request::LeaveGroupRequest,
+        get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest,
     >(cases));
+    failures.extend(round_trip::<push_telemetry_request::PushTelemetryRequest>(
+        cases,
+    ));
     failures.extend(round_trip::<
-        kafka_wire::messages::sync_group_request::SyncGroupRequest,
+        assign_replicas_to_dirs_request::AssignReplicasToDirsRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::describe_groups_request::DescribeGroupsRequest,
+        list_config_resources_request::ListConfigResourcesRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::list_groups_request::ListGroupsRequest,
+        describe_topic_partitions_request::DescribeTopicPartitionsRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::sasl_handshake_request::SaslHandshakeRequest,
+        share_group_heartbeat_request::ShareGroupHeartbeatRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::api_versions_request::ApiVersionsRequest,
+        share_group_describe_request::ShareGroupDescribeRequest,
     >(cases));
+    failures.extend(round_trip::<share_fetch_request::ShareFetchRequest>(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::create_topics_request::CreateTopicsRequest,
+        share_acknowledge_request::ShareAcknowledgeRequest,
     >(cases));
+    failures.extend(round_trip::<add_raft_voter_request::AddRaftVoterRequest>(
+        cases,
+    ));
     failures.extend(round_trip::<
-        kafka_wire::messages::delete_topics_request::DeleteTopicsRequest,
+        remove_raft_voter_request::RemoveRaftVoterRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::delete_records_request::DeleteRecordsRequest,
+        update_raft_voter_request::UpdateRaftVoterRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::init_producer_id_request::InitProducerIdRequest,
+        initialize_share_group_state_request::InitializeShareGroupStateRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::offset_for_leader_epoch_request::OffsetForLeaderEpochRequest,
+        read_share_group_state_request::ReadShareGroupStateRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnRequest,
+        write_share_group_state_request::WriteShareGroupStateRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::add_offsets_to_txn_request::AddOffsetsToTxnRequest,
+        delete_share_group_state_request::DeleteShareGroupStateRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::end_txn_request::EndTxnRequest,
+        read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::write_txn_markers_request::WriteTxnMarkersRequest,
+        streams_group_heartbeat_request::StreamsGroupHeartbeatRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::txn_offset_commit_request::TxnOffsetCommitRequest,
+        streams_group_describe_request::StreamsGroupDescribeRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::describe_acls_request::DescribeAclsRequest,
+        describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::create_acls_request::CreateAclsRequest,
+        alter_share_group_offsets_request::AlterShareGroupOffsetsRequest,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::delete_acls_request::DeleteAclsRequest,
+        delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest,
     >(cases));
+    failures
+        .extend(
+            round_trip::<
+                streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest,
+            >(cases),
+        );
     failures.extend(round_trip::<
-        kafka_wire::messages::describe_configs_request::DescribeConfigsRequest,
+        unregister_controller_request::UnregisterControllerRequest,
     >(cases));
+    failures.extend(round_trip::<produce_response::ProduceResponse>(cases));
+    failures.extend(round_trip::<fetch_response::FetchResponse>(cases));
+    failures.extend(round_trip::<list_offsets_response::ListOffsetsResponse>(
+        cases,
+    ));
+    failures.extend(round_trip::<metadata_response::MetadataResponse>(cases));
+    failures.extend(round_trip::<leader_and_isr_response::LeaderAndIsrResponse>(
+        cases,
+    ));
+    failures.extend(round_trip::<stop_replica_response::StopReplicaResponse>(
+        cases,
+    ));
+    failures.extend(round_trip::<update_metadata_response::UpdateMetadataResponse>(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::alter_configs_request::AlterConfigsRequest,
+        controlled_shutdown_response::ControlledShutdownResponse,
     >(cases));
+    failures.extend(round_trip::<offset_commit_response::OffsetCommitResponse>(
+        cases,
+    ));
+    failures.extend(round_trip::<offset_fetch_response::OffsetFetchResponse>(
+        cases,
+    ));
     failures.extend(round_trip::<
-        kafka_wire::messages::alter_replica_log_dirs_request::AlterReplicaLogDirsRequest,
+        find_coordinator_response::FindCoordinatorResponse,
     >(cases));
+    failures.extend(round_trip::<join_group_response::JoinGroupResponse>(cases));
+    failures.extend(round_trip::<heartbeat_response::HeartbeatResponse>(cases));
+    failures.extend(round_trip::<leave_group_response::LeaveGroupResponse>(
+        cases,
+    ));
+    failures.extend(round_trip::<sync_group_response::SyncGroupResponse>(cases));
+    failures.extend(round_trip::<describe_groups_response::DescribeGroupsResponse>(cases));
+    failures.extend(round_trip::<list_groups_response::ListGroupsResponse>(
+        cases,
+    ));
+    failures.extend(round_trip::<sasl_handshake_response::SaslHandshakeResponse>(cases));
+    failures.extend(round_trip::<api_versions_response::ApiVersionsResponse>(
+        cases,
+    ));
+    failures.extend(round_trip::<create_topics_response::CreateTopicsResponse>(
+        cases,
+    ));
+    failures.extend(round_trip::<delete_topics_response::DeleteTopicsResponse>(
+        cases,
+    ));
+    failures.extend(round_trip::<delete_records_response::DeleteRecordsResponse>(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::describe_log_dirs_request::DescribeLogDirsRequest,
+        init_producer_id_response::InitProducerIdResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::sasl_authenticate_request::SaslAuthenticateRequest,
+        offset_for_leader_epoch_response::OffsetForLeaderEpochResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::create_partitions_request::CreatePartitionsRequest,
+        add_partitions_to_txn_response::AddPartitionsToTxnResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::create_delegation_token_request::CreateDelegationTokenRequest,
+        add_offsets_to_txn_response::AddOffsetsToTxnResponse,
     >(cases));
+    failures.extend(round_trip::<end_txn_response::EndTxnResponse>(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::renew_delegation_token_request::RenewDelegationTokenRequest,
+        write_txn_markers_response::WriteTxnMarkersResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::expire_delegation_token_request::ExpireDelegationTokenRequest,
+        txn_offset_commit_response::TxnOffsetCommitResponse,
     >(cases));
+    failures.extend(round_trip::<describe_acls_response::DescribeAclsResponse>(
+        cases,
+    ));
+    failures.extend(round_trip::<create_acls_response::CreateAclsResponse>(
+        cases,
+    ));
+    failures.extend(round_trip::<delete_acls_response::DeleteAclsResponse>(
+        cases,
+    ));
     failures.extend(round_trip::<
-        kafka_wire::messages::describe_delegation_token_request::DescribeDelegationTokenRequest,
+        describe_configs_response::DescribeConfigsResponse,
     >(cases));
+    failures.extend(round_trip::<alter_configs_response::AlterConfigsResponse>(
+        cases,
+    ));
     failures.extend(round_trip::<
-        kafka_wire::messages::delete_groups_request::DeleteGroupsRequest,
+        alter_replica_log_dirs_response::AlterReplicaLogDirsResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::elect_leaders_request::ElectLeadersRequest,
+        describe_log_dirs_response::DescribeLogDirsResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::incremental_alter_configs_request::IncrementalAlterConfigsRequest,
+        sasl_authenticate_response::SaslAuthenticateResponse,
     >(cases));
-    failures.extend(round_trip::<kafka_wire::messages::alter_partition_reassignments_request::AlterPartitionReassignmentsRequest>(cases));
-    failures.extend(round_trip::<kafka_wire::messages::list_partition_reassignments_request::ListPartitionReassignmentsRequest>(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::offset_delete_request::OffsetDeleteRequest,
+        create_partitions_response::CreatePartitionsResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::describe_client_quotas_request::DescribeClientQuotasRequest,
+        create_delegation_token_response::CreateDelegationTokenResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::alter_client_quotas_request::AlterClientQuotasRequest,
+        renew_delegation_token_response::RenewDelegationTokenResponse,
     >(cases));
-    failures.extend(round_trip::<kafka_wire::messages::describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest>(cases));
-    failures.extend(round_trip::<kafka_wire::messages::alter_user_scram_credentials_request::AlterUserScramCredentialsRequest>(cases));
-    failures.extend(round_trip::<kafka_wire::messages::vote_request::VoteRequest>(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::begin_quorum_epoch_request::BeginQuorumEpochRequest,
+        expire_delegation_token_response::ExpireDelegationTokenResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::end_quorum_epoch_request::EndQuorumEpochRequest,
+        describe_delegation_token_response::DescribeDelegationTokenResponse,
     >(cases));
+    failures.extend(round_trip::<delete_groups_response::DeleteGroupsResponse>(
+        cases,
+    ));
+    failures.extend(round_trip::<elect_leaders_response::ElectLeadersResponse>(
+        cases,
+    ));
     failures.extend(round_trip::<
-        kafka_wire::messages::describe_quorum_request::DescribeQuorumRequest,
+        incremental_alter_configs_response::IncrementalAlterConfigsResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::alter_partition_request::AlterPartitionRequest,
+        alter_partition_reassignments_response::AlterPartitionReassignmentsResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::update_features_request::UpdateFeaturesRequest,
+        list_partition_reassignments_response::ListPartitionReassignmentsResponse,
     >(cases));
+    failures.extend(round_trip::<offset_delete_response::OffsetDeleteResponse>(
+        cases,
+    ));
     failures.extend(round_trip::<
-        kafka_wire::messages::envelope_request::EnvelopeRequest,
+        describe_client_quotas_response::DescribeClientQuotasResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::fetch_snapshot_request::FetchSnapshotRequest,
+        alter_client_quotas_response::AlterClientQuotasResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::describe_cluster_request::DescribeClusterRequest,
+        describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::describe_producers_request::DescribeProducersRequest,
+        alter_user_scram_credentials_response::AlterUserScramCredentialsResponse,
     >(cases));
+    failures.extend(round_trip::<vote_response::VoteResponse>(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::broker_registration_request::BrokerRegistrationRequest,
+        begin_quorum_epoch_response::BeginQuorumEpochResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::broker_heartbeat_request::BrokerHeartbeatRequest,
+        end_quorum_epoch_response::EndQuorumEpochResponse,
     >(cases));
+    failures.extend(round_trip::<describe_quorum_response::DescribeQuorumResponse>(cases));
+    failures.extend(round_trip::<alter_partition_response::AlterPartitionResponse>(cases));
+    failures.extend(round_trip::<update_features_response::UpdateFeaturesResponse>(cases));
+    failures.extend(round_trip::<envelope_response::EnvelopeResponse>(cases));
+    failures.extend(round_trip::<fetch_snapshot_response::FetchSnapshotResponse>(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::unregister_broker_request::UnregisterBrokerRequest,
+        describe_cluster_response::DescribeClusterResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::describe_transactions_request::DescribeTransactionsRequest,
+        describe_producers_response::DescribeProducersResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::list_transactions_request::ListTransactionsRequest,
+        broker_registration_response::BrokerRegistrationResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::allocate_producer_ids_request::AllocateProducerIdsRequest,
+        broker_heartbeat_response::BrokerHeartbeatResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest,
+        unregister_broker_response::UnregisterBrokerResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::consumer_group_describe_request::ConsumerGroupDescribeRequest,
+        describe_transactions_response::DescribeTransactionsResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::controller_registration_request::ControllerRegistrationRequest,
+        list_transactions_response::ListTransactionsResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest,
+        allocate_producer_ids_response::AllocateProducerIdsResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::push_telemetry_request::PushTelemetryRequest,
+        consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::assign_replicas_to_dirs_request::AssignReplicasToDirsRequest,
+        consumer_group_describe_response::ConsumerGroupDescribeResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::list_config_resources_request::ListConfigResourcesRequest,
+        controller_registration_response::ControllerRegistrationResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::describe_topic_partitions_request::DescribeTopicPartitionsRequest,
+        get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse,
     >(cases));
+    failures.extend(round_trip::<push_telemetry_response::PushTelemetryResponse>(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::share_group_heartbeat_request::ShareGroupHeartbeatRequest,
+        assign_replicas_to_dirs_response::AssignReplicasToDirsResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::share_group_describe_request::ShareGroupDescribeRequest,
+        list_config_resources_response::ListConfigResourcesResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::share_fetch_request::ShareFetchRequest,
+        describe_topic_partitions_response::DescribeTopicPartitionsResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::share_acknowledge_request::ShareAcknowledgeRequest,
+        share_group_heartbeat_response::ShareGroupHeartbeatResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::add_raft_voter_request::AddRaftVoterRequest,
+        share_group_describe_response::ShareGroupDescribeResponse,
     >(cases));
+    failures.extend(round_trip::<share_fetch_response::ShareFetchResponse>(
+        cases,
+    ));
     failures.extend(round_trip::<
-        kafka_wire::messages::remove_raft_voter_request::RemoveRaftVoterRequest,
+        share_acknowledge_response::ShareAcknowledgeResponse,
     >(cases));
+    failures.extend(round_trip::<add_raft_voter_response::AddRaftVoterResponse>(
+        cases,
+    ));
     failures.extend(round_trip::<
-        kafka_wire::messages::update_raft_voter_request::UpdateRaftVoterRequest,
+        remove_raft_voter_response::RemoveRaftVoterResponse,
     >(cases));
-    failures.extend(round_trip::<kafka_wire::messages::initialize_share_group_state_request::InitializeShareGroupStateRequest>(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::read_share_group_state_request::ReadShareGroupStateRequest,
+        update_raft_voter_response::UpdateRaftVoterResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::write_share_group_state_request::WriteShareGroupStateRequest,
+        initialize_share_group_state_response::InitializeShareGroupStateResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::delete_share_group_state_request::DeleteShareGroupStateRequest,
+        read_share_group_state_response::ReadShareGroupStateResponse,
     >(cases));
-    failures.extend(round_trip::<kafka_wire::messages::read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest>(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest,
+        write_share_group_state_response::WriteShareGroupStateResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::streams_group_describe_request::StreamsGroupDescribeRequest,
+        delete_share_group_state_response::DeleteShareGroupStateResponse,
     >(cases));
-    failures.extend(round_trip::<kafka_wire::messages::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest>(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::alter_share_group_offsets_request::AlterShareGroupOffsetsRequest,
+        read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest,
+        streams_group_heartbeat_response::StreamsGroupHeartbeatResponse,
     >(cases));
-    failures.extend(round_trip::<kafka_wire::messages::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest>(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::unregister_controller_request::UnregisterControllerRequest,
+        streams_group_describe_response::StreamsGroupDescribeResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::produce_response::ProduceResponse,
+        describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::fetch_response::FetchResponse,
+        alter_share_group_offsets_response::AlterShareGroupOffsetsResponse,
     >(cases));
     failures.extend(round_trip::<
-        kafka_wire::messages::list_offsets_response::ListOffsetsResponse,
+        delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse,
     >(cases));
+    failures
+        .extend(
+            round_trip::<
+                streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse,
+            >(cases),
+        );
     failures.extend(round_trip::<
-        kafka_wire::messages::metadata_response::MetadataResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::leader_and_isr_response::LeaderAndIsrResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::stop_replica_response::StopReplicaResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::update_metadata_response::UpdateMetadataResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::controlled_shutdown_response::ControlledShutdownResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::offset_commit_response::OffsetCommitResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::offset_fetch_response::OffsetFetchResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::find_coordinator_response::FindCoordinatorResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::join_group_response::JoinGroupResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::heartbeat_response::HeartbeatResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::leave_group_response::LeaveGroupResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::sync_group_response::SyncGroupResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::describe_groups_response::DescribeGroupsResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::list_groups_response::ListGroupsResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::sasl_handshake_response::SaslHandshakeResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::api_versions_response::ApiVersionsResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::create_topics_response::CreateTopicsResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::delete_topics_response::DeleteTopicsResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::delete_records_response::DeleteRecordsResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::init_producer_id_response::InitProducerIdResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::offset_for_leader_epoch_response::OffsetForLeaderEpochResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::add_partitions_to_txn_response::AddPartitionsToTxnResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::add_offsets_to_txn_response::AddOffsetsToTxnResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::end_txn_response::EndTxnResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::write_txn_markers_response::WriteTxnMarkersResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::txn_offset_commit_response::TxnOffsetCommitResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::describe_acls_response::DescribeAclsResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::create_acls_response::CreateAclsResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::delete_acls_response::DeleteAclsResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::describe_configs_response::DescribeConfigsResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::alter_configs_response::AlterConfigsResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::alter_replica_log_dirs_response::AlterReplicaLogDirsResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::describe_log_dirs_response::DescribeLogDirsResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::sasl_authenticate_response::SaslAuthenticateResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::create_partitions_response::CreatePartitionsResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::create_delegation_token_response::CreateDelegationTokenResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::renew_delegation_token_response::RenewDelegationTokenResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::expire_delegation_token_response::ExpireDelegationTokenResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::describe_delegation_token_response::DescribeDelegationTokenResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::delete_groups_response::DeleteGroupsResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::elect_leaders_response::ElectLeadersResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::incremental_alter_configs_response::IncrementalAlterConfigsResponse,
-    >(cases));
-    failures.extend(round_trip::<kafka_wire::messages::alter_partition_reassignments_response::AlterPartitionReassignmentsResponse>(cases));
-    failures.extend(round_trip::<kafka_wire::messages::list_partition_reassignments_response::ListPartitionReassignmentsResponse>(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::offset_delete_response::OffsetDeleteResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::describe_client_quotas_response::DescribeClientQuotasResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::alter_client_quotas_response::AlterClientQuotasResponse,
-    >(cases));
-    failures.extend(round_trip::<kafka_wire::messages::describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse>(cases));
-    failures.extend(round_trip::<kafka_wire::messages::alter_user_scram_credentials_response::AlterUserScramCredentialsResponse>(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::vote_response::VoteResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::begin_quorum_epoch_response::BeginQuorumEpochResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::end_quorum_epoch_response::EndQuorumEpochResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::describe_quorum_response::DescribeQuorumResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::alter_partition_response::AlterPartitionResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::update_features_response::UpdateFeaturesResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::envelope_response::EnvelopeResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::fetch_snapshot_response::FetchSnapshotResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::describe_cluster_response::DescribeClusterResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::describe_producers_response::DescribeProducersResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::broker_registration_response::BrokerRegistrationResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::broker_heartbeat_response::BrokerHeartbeatResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::unregister_broker_response::UnregisterBrokerResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::describe_transactions_response::DescribeTransactionsResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::list_transactions_response::ListTransactionsResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::allocate_producer_ids_response::AllocateProducerIdsResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::consumer_group_describe_response::ConsumerGroupDescribeResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::controller_registration_response::ControllerRegistrationResponse,
-    >(cases));
-    failures.extend(round_trip::<kafka_wire::messages::get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse>(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::push_telemetry_response::PushTelemetryResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::assign_replicas_to_dirs_response::AssignReplicasToDirsResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::list_config_resources_response::ListConfigResourcesResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::describe_topic_partitions_response::DescribeTopicPartitionsResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::share_group_heartbeat_response::ShareGroupHeartbeatResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::share_group_describe_response::ShareGroupDescribeResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::share_fetch_response::ShareFetchResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::share_acknowledge_response::ShareAcknowledgeResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::add_raft_voter_response::AddRaftVoterResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::remove_raft_voter_response::RemoveRaftVoterResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::update_raft_voter_response::UpdateRaftVoterResponse,
-    >(cases));
-    failures.extend(round_trip::<kafka_wire::messages::initialize_share_group_state_response::InitializeShareGroupStateResponse>(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::read_share_group_state_response::ReadShareGroupStateResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::write_share_group_state_response::WriteShareGroupStateResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::delete_share_group_state_response::DeleteShareGroupStateResponse,
-    >(cases));
-    failures.extend(round_trip::<kafka_wire::messages::read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse>(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::streams_group_describe_response::StreamsGroupDescribeResponse,
-    >(cases));
-    failures.extend(round_trip::<kafka_wire::messages::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse>(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::alter_share_group_offsets_response::AlterShareGroupOffsetsResponse,
-    >(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse,
-    >(cases));
-    failures.extend(round_trip::<kafka_wire::messages::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse>(cases));
-    failures.extend(round_trip::<
-        kafka_wire::messages::unregister_controller_response::UnregisterControllerResponse,
+        unregister_controller_response::UnregisterControllerResponse,
     >(cases));
     failures
 }
@@ -20254,2156 +20461,3913 @@ pub fn round_trip_every_message(cases: u64) -> Vec<String> {
 /// What every generated message declares: its metadata and each struct's fields.
 pub fn declared_messages() -> Vec<Declared> {
     use kafka_wire::{ApiMessage, Fields, Message};
-    vec![
+    Vec::from([
         Declared {
-            name: <kafka_wire::messages::aborted_txn::AbortedTxn as Message>::NAME,
+            name: <aborted_txn::AbortedTxn as Message>::NAME,
             api_key: None,
-            versions: <kafka_wire::messages::aborted_txn::AbortedTxn as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::aborted_txn::AbortedTxn as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AbortedTxn", <kafka_wire::messages::aborted_txn::AbortedTxn as Fields>::FIELDS),
-            ],
+            versions: <aborted_txn::AbortedTxn as Message>::VERSIONS,
+            flexible: <aborted_txn::AbortedTxn as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                ("AbortedTxn", <aborted_txn::AbortedTxn as Fields>::FIELDS),
+            ]),
         },
         Declared {
-            name: <kafka_wire::messages::consumer_protocol_assignment::ConsumerProtocolAssignment as Message>::NAME,
+            name: <consumer_protocol_assignment::ConsumerProtocolAssignment as Message>::NAME,
             api_key: None,
-            versions: <kafka_wire::messages::consumer_protocol_assignment::ConsumerProtocolAssignment as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::consumer_protocol_assignment::ConsumerProtocolAssignment as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ConsumerProtocolAssignment", <kafka_wire::messages::consumer_protocol_assignment::ConsumerProtocolAssignment as Fields>::FIELDS),
-                ("TopicPartition", <kafka_wire::messages::consumer_protocol_assignment::TopicPartition as Fields>::FIELDS),
-            ],
+            versions: <consumer_protocol_assignment::ConsumerProtocolAssignment as Message>::VERSIONS,
+            flexible: <consumer_protocol_assignment::ConsumerProtocolAssignment as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ConsumerProtocolAssignment",
+                    <consumer_protocol_assignment::ConsumerProtocolAssignment as Fields>::FIELDS,
+                ),
+                (
+                    "TopicPartition",
+                    <consumer_protocol_assignment::TopicPartition as Fields>::FIELDS,
+                ),
+            ]),
         },
         Declared {
-            name: <kafka_wire::messages::consumer_protocol_subscription::ConsumerProtocolSubscription as Message>::NAME,
+            name: <consumer_protocol_subscription::ConsumerProtocolSubscription as Message>::NAME,
             api_key: None,
-            versions: <kafka_wire::messages::consumer_protocol_subscription::ConsumerProtocolSubscription as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::consumer_protocol_subscription::ConsumerProtocolSubscription as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ConsumerProtocolSubscription", <kafka_wire::messages::consumer_protocol_subscription::ConsumerProtocolSubscription as Fields>::FIELDS),
-                ("TopicPartition", <kafka_wire::messages::consumer_protocol_subscription::TopicPartition as Fields>::FIELDS),
-            ],
+            versions: <consumer_protocol_subscription::ConsumerProtocolSubscription as Message>::VERSIONS,
+            flexible: <consumer_protocol_subscription::ConsumerProtocolSubscription as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ConsumerProtocolSubscription",
+                    <consumer_protocol_subscription::ConsumerProtocolSubscription as Fields>::FIELDS,
+                ),
+                (
+                    "TopicPartition",
+                    <consumer_protocol_subscription::TopicPartition as Fields>::FIELDS,
+                ),
+            ]),
         },
         Declared {
-            name: <kafka_wire::messages::control_record_type_schema::ControlRecordTypeSchema as Message>::NAME,
+            name: <control_record_type_schema::ControlRecordTypeSchema as Message>::NAME,
             api_key: None,
-            versions: <kafka_wire::messages::control_record_type_schema::ControlRecordTypeSchema as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::control_record_type_schema::ControlRecordTypeSchema as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ControlRecordTypeSchema", <kafka_wire::messages::control_record_type_schema::ControlRecordTypeSchema as Fields>::FIELDS),
-            ],
+            versions: <control_record_type_schema::ControlRecordTypeSchema as Message>::VERSIONS,
+            flexible: <control_record_type_schema::ControlRecordTypeSchema as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ControlRecordTypeSchema",
+                    <control_record_type_schema::ControlRecordTypeSchema as Fields>::FIELDS,
+                ),
+            ]),
         },
         Declared {
-            name: <kafka_wire::messages::default_principal_data::DefaultPrincipalData as Message>::NAME,
+            name: <default_principal_data::DefaultPrincipalData as Message>::NAME,
             api_key: None,
-            versions: <kafka_wire::messages::default_principal_data::DefaultPrincipalData as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::default_principal_data::DefaultPrincipalData as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DefaultPrincipalData", <kafka_wire::messages::default_principal_data::DefaultPrincipalData as Fields>::FIELDS),
-            ],
+            versions: <default_principal_data::DefaultPrincipalData as Message>::VERSIONS,
+            flexible: <default_principal_data::DefaultPrincipalData as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DefaultPrincipalData",
+                    <default_principal_data::DefaultPrincipalData as Fields>::FIELDS,
+                ),
+            ]),
         },
         Declared {
-            name: <kafka_wire::messages::end_txn_marker::EndTxnMarker as Message>::NAME,
+            name: <end_txn_marker::EndTxnMarker as Message>::NAME,
             api_key: None,
-            versions: <kafka_wire::messages::end_txn_marker::EndTxnMarker as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::end_txn_marker::EndTxnMarker as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("EndTxnMarker", <kafka_wire::messages::end_txn_marker::EndTxnMarker as Fields>::FIELDS),
-            ],
+            versions: <end_txn_marker::EndTxnMarker as Message>::VERSIONS,
+            flexible: <end_txn_marker::EndTxnMarker as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                ("EndTxnMarker", <end_txn_marker::EndTxnMarker as Fields>::FIELDS),
+            ]),
         },
         Declared {
-            name: <kafka_wire::messages::k_raft_version_record::KRaftVersionRecord as Message>::NAME,
+            name: <k_raft_version_record::KRaftVersionRecord as Message>::NAME,
             api_key: None,
-            versions: <kafka_wire::messages::k_raft_version_record::KRaftVersionRecord as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::k_raft_version_record::KRaftVersionRecord as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("KRaftVersionRecord", <kafka_wire::messages::k_raft_version_record::KRaftVersionRecord as Fields>::FIELDS),
-            ],
+            versions: <k_raft_version_record::KRaftVersionRecord as Message>::VERSIONS,
+            flexible: <k_raft_version_record::KRaftVersionRecord as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "KRaftVersionRecord",
+                    <k_raft_version_record::KRaftVersionRecord as Fields>::FIELDS,
+                ),
+            ]),
         },
         Declared {
-            name: <kafka_wire::messages::leader_change_message::LeaderChangeMessage as Message>::NAME,
+            name: <leader_change_message::LeaderChangeMessage as Message>::NAME,
             api_key: None,
-            versions: <kafka_wire::messages::leader_change_message::LeaderChangeMessage as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::leader_change_message::LeaderChangeMessage as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("LeaderChangeMessage", <kafka_wire::messages::leader_change_message::LeaderChangeMessage as Fields>::FIELDS),
-                ("Voter", <kafka_wire::messages::leader_change_message::Voter as Fields>::FIELDS),
-            ],
+            versions: <leader_change_message::LeaderChangeMessage as Message>::VERSIONS,
+            flexible: <leader_change_message::LeaderChangeMessage as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "LeaderChangeMessage",
+                    <leader_change_message::LeaderChangeMessage as Fields>::FIELDS,
+                ),
+                ("Voter", <leader_change_message::Voter as Fields>::FIELDS),
+            ]),
         },
         Declared {
-            name: <kafka_wire::messages::request_header::RequestHeader as Message>::NAME,
+            name: <request_header::RequestHeader as Message>::NAME,
             api_key: None,
-            versions: <kafka_wire::messages::request_header::RequestHeader as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::request_header::RequestHeader as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("RequestHeader", <kafka_wire::messages::request_header::RequestHeader as Fields>::FIELDS),
-            ],
+            versions: <request_header::RequestHeader as Message>::VERSIONS,
+            flexible: <request_header::RequestHeader as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                ("RequestHeader", <request_header::RequestHeader as Fields>::FIELDS),
+            ]),
         },
         Declared {
-            name: <kafka_wire::messages::response_header::ResponseHeader as Message>::NAME,
+            name: <response_header::ResponseHeader as Message>::NAME,
             api_key: None,
-            versions: <kafka_wire::messages::response_header::ResponseHeader as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::response_header::ResponseHeader as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ResponseHeader", <kafka_wire::messages::response_header::ResponseHeader as Fields>::FIELDS),
-            ],
+            versions: <response_header::ResponseHeader as Message>::VERSIONS,
+            flexible: <response_header::ResponseHeader as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                ("ResponseHeader", <response_header::ResponseHeader as Fields>::FIELDS),
+            ]),
         },
         Declared {
-            name: <kafka_wire::messages::snapshot_footer_record::SnapshotFooterRecord as Message>::NAME,
+            name: <snapshot_footer_record::SnapshotFooterRecord as Message>::NAME,
             api_key: None,
-            versions: <kafka_wire::messages::snapshot_footer_record::SnapshotFooterRecord as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::snapshot_footer_record::SnapshotFooterRecord as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("SnapshotFooterRecord", <kafka_wire::messages::snapshot_footer_record::SnapshotFooterRecord as Fields>::FIELDS),
-            ],
+            versions: <snapshot_footer_record::SnapshotFooterRecord as Message>::VERSIONS,
+            flexible: <snapshot_footer_record::SnapshotFooterRecord as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "SnapshotFooterRecord",
+                    <snapshot_footer_record::SnapshotFooterRecord as Fields>::FIELDS,
+                ),
+            ]),
         },
         Declared {
-            name: <kafka_wire::messages::snapshot_header_record::SnapshotHeaderRecord as Message>::NAME,
+            name: <snapshot_header_record::SnapshotHeaderRecord as Message>::NAME,
             api_key: None,
-            versions: <kafka_wire::messages::snapshot_header_record::SnapshotHeaderRecord as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::snapshot_header_record::SnapshotHeaderRecord as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("SnapshotHeaderRecord", <kafka_wire::messages::snapshot_header_record::SnapshotHeaderRecord as Fields>::FIELDS),
-            ],
+            versions: <snapshot_header_record::SnapshotHeaderRecord as Message>::VERSIONS,
+            flexible: <snapshot_header_record::SnapshotHeaderRecord as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "SnapshotHeaderRecord",
+                    <snapshot_header_record::SnapshotHeaderRecord as Fields>::FIELDS,
+                ),
+            ]),
         },
         Declared {
-            name: <kafka_wire::messages::voters_record::VotersRecord as Message>::NAME,
+            name: <voters_record::VotersRecord as Message>::NAME,
             api_key: None,
-            versions: <kafka_wire::messages::voters_record::VotersRecord as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::voters_record::VotersRecord as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("VotersRecord", <kafka_wire::messages::voters_record::VotersRecord as Fields>::FIELDS),
-                ("Voter", <kafka_wire::messages::voters_record::Voter as Fields>::FIELDS),
-                ("Endpoint", <kafka_wire::messages::voters_record::Endpoint as Fields>::FIELDS),
-                ("KRaftVersionFeature", <kafka_wire::messages::voters_record::KRaftVersionFeature as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::produce_request::ProduceRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::produce_request::ProduceRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::produce_request::ProduceRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::produce_request::ProduceRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ProduceRequest", <kafka_wire::messages::produce_request::ProduceRequest as Fields>::FIELDS),
-                ("TopicProduceData", <kafka_wire::messages::produce_request::TopicProduceData as Fields>::FIELDS),
-                ("PartitionProduceData", <kafka_wire::messages::produce_request::PartitionProduceData as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::fetch_request::FetchRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::fetch_request::FetchRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::fetch_request::FetchRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::fetch_request::FetchRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("FetchRequest", <kafka_wire::messages::fetch_request::FetchRequest as Fields>::FIELDS),
-                ("ReplicaState", <kafka_wire::messages::fetch_request::ReplicaState as Fields>::FIELDS),
-                ("FetchTopic", <kafka_wire::messages::fetch_request::FetchTopic as Fields>::FIELDS),
-                ("ForgottenTopic", <kafka_wire::messages::fetch_request::ForgottenTopic as Fields>::FIELDS),
-                ("FetchPartition", <kafka_wire::messages::fetch_request::FetchPartition as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::list_offsets_request::ListOffsetsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::list_offsets_request::ListOffsetsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::list_offsets_request::ListOffsetsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::list_offsets_request::ListOffsetsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ListOffsetsRequest", <kafka_wire::messages::list_offsets_request::ListOffsetsRequest as Fields>::FIELDS),
-                ("ListOffsetsTopic", <kafka_wire::messages::list_offsets_request::ListOffsetsTopic as Fields>::FIELDS),
-                ("ListOffsetsPartition", <kafka_wire::messages::list_offsets_request::ListOffsetsPartition as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::metadata_request::MetadataRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::metadata_request::MetadataRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::metadata_request::MetadataRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::metadata_request::MetadataRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("MetadataRequest", <kafka_wire::messages::metadata_request::MetadataRequest as Fields>::FIELDS),
-                ("MetadataRequestTopic", <kafka_wire::messages::metadata_request::MetadataRequestTopic as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::leader_and_isr_request::LeaderAndIsrRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::leader_and_isr_request::LeaderAndIsrRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::leader_and_isr_request::LeaderAndIsrRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::leader_and_isr_request::LeaderAndIsrRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("LeaderAndIsrRequest", <kafka_wire::messages::leader_and_isr_request::LeaderAndIsrRequest as Fields>::FIELDS),
-                ("LeaderAndIsrPartitionState", <kafka_wire::messages::leader_and_isr_request::LeaderAndIsrPartitionState as Fields>::FIELDS),
-                ("LeaderAndIsrTopicState", <kafka_wire::messages::leader_and_isr_request::LeaderAndIsrTopicState as Fields>::FIELDS),
-                ("LeaderAndIsrLiveLeader", <kafka_wire::messages::leader_and_isr_request::LeaderAndIsrLiveLeader as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::stop_replica_request::StopReplicaRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::stop_replica_request::StopReplicaRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::stop_replica_request::StopReplicaRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::stop_replica_request::StopReplicaRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("StopReplicaRequest", <kafka_wire::messages::stop_replica_request::StopReplicaRequest as Fields>::FIELDS),
-                ("StopReplicaPartitionV0", <kafka_wire::messages::stop_replica_request::StopReplicaPartitionV0 as Fields>::FIELDS),
-                ("StopReplicaTopicV1", <kafka_wire::messages::stop_replica_request::StopReplicaTopicV1 as Fields>::FIELDS),
-                ("StopReplicaTopicState", <kafka_wire::messages::stop_replica_request::StopReplicaTopicState as Fields>::FIELDS),
-                ("StopReplicaPartitionState", <kafka_wire::messages::stop_replica_request::StopReplicaPartitionState as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::update_metadata_request::UpdateMetadataRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::update_metadata_request::UpdateMetadataRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::update_metadata_request::UpdateMetadataRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::update_metadata_request::UpdateMetadataRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("UpdateMetadataRequest", <kafka_wire::messages::update_metadata_request::UpdateMetadataRequest as Fields>::FIELDS),
-                ("UpdateMetadataPartitionState", <kafka_wire::messages::update_metadata_request::UpdateMetadataPartitionState as Fields>::FIELDS),
-                ("UpdateMetadataTopicState", <kafka_wire::messages::update_metadata_request::UpdateMetadataTopicState as Fields>::FIELDS),
-                ("UpdateMetadataBroker", <kafka_wire::messages::update_metadata_request::UpdateMetadataBroker as Fields>::FIELDS),
-                ("UpdateMetadataEndpoint", <kafka_wire::messages::update_metadata_request::UpdateMetadataEndpoint as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::controlled_shutdown_request::ControlledShutdownRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::controlled_shutdown_request::ControlledShutdownRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::controlled_shutdown_request::ControlledShutdownRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::controlled_shutdown_request::ControlledShutdownRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ControlledShutdownRequest", <kafka_wire::messages::controlled_shutdown_request::ControlledShutdownRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::offset_commit_request::OffsetCommitRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::offset_commit_request::OffsetCommitRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::offset_commit_request::OffsetCommitRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::offset_commit_request::OffsetCommitRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("OffsetCommitRequest", <kafka_wire::messages::offset_commit_request::OffsetCommitRequest as Fields>::FIELDS),
-                ("OffsetCommitRequestTopic", <kafka_wire::messages::offset_commit_request::OffsetCommitRequestTopic as Fields>::FIELDS),
-                ("OffsetCommitRequestPartition", <kafka_wire::messages::offset_commit_request::OffsetCommitRequestPartition as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::offset_fetch_request::OffsetFetchRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::offset_fetch_request::OffsetFetchRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::offset_fetch_request::OffsetFetchRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::offset_fetch_request::OffsetFetchRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("OffsetFetchRequest", <kafka_wire::messages::offset_fetch_request::OffsetFetchRequest as Fields>::FIELDS),
-                ("OffsetFetchRequestTopic", <kafka_wire::messages::offset_fetch_request::OffsetFetchRequestTopic as Fields>::FIELDS),
-                ("OffsetFetchRequestGroup", <kafka_wire::messages::offset_fetch_request::OffsetFetchRequestGroup as Fields>::FIELDS),
-                ("OffsetFetchRequestTopics", <kafka_wire::messages::offset_fetch_request::OffsetFetchRequestTopics as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::find_coordinator_request::FindCoordinatorRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::find_coordinator_request::FindCoordinatorRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::find_coordinator_request::FindCoordinatorRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::find_coordinator_request::FindCoordinatorRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("FindCoordinatorRequest", <kafka_wire::messages::find_coordinator_request::FindCoordinatorRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::join_group_request::JoinGroupRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::join_group_request::JoinGroupRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::join_group_request::JoinGroupRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::join_group_request::JoinGroupRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("JoinGroupRequest", <kafka_wire::messages::join_group_request::JoinGroupRequest as Fields>::FIELDS),
-                ("JoinGroupRequestProtocol", <kafka_wire::messages::join_group_request::JoinGroupRequestProtocol as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::heartbeat_request::HeartbeatRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::heartbeat_request::HeartbeatRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::heartbeat_request::HeartbeatRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::heartbeat_request::HeartbeatRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("HeartbeatRequest", <kafka_wire::messages::heartbeat_request::HeartbeatRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::leave_group_request::LeaveGroupRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::leave_group_request::LeaveGroupRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::leave_group_request::LeaveGroupRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::leave_group_request::LeaveGroupRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("LeaveGroupRequest", <kafka_wire::messages::leave_group_request::LeaveGroupRequest as Fields>::FIELDS),
-                ("MemberIdentity", <kafka_wire::messages::leave_group_request::MemberIdentity as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::sync_group_request::SyncGroupRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::sync_group_request::SyncGroupRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::sync_group_request::SyncGroupRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::sync_group_request::SyncGroupRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("SyncGroupRequest", <kafka_wire::messages::sync_group_request::SyncGroupRequest as Fields>::FIELDS),
-                ("SyncGroupRequestAssignment", <kafka_wire::messages::sync_group_request::SyncGroupRequestAssignment as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_groups_request::DescribeGroupsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_groups_request::DescribeGroupsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_groups_request::DescribeGroupsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_groups_request::DescribeGroupsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeGroupsRequest", <kafka_wire::messages::describe_groups_request::DescribeGroupsRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::list_groups_request::ListGroupsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::list_groups_request::ListGroupsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::list_groups_request::ListGroupsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::list_groups_request::ListGroupsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ListGroupsRequest", <kafka_wire::messages::list_groups_request::ListGroupsRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::sasl_handshake_request::SaslHandshakeRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::sasl_handshake_request::SaslHandshakeRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::sasl_handshake_request::SaslHandshakeRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::sasl_handshake_request::SaslHandshakeRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("SaslHandshakeRequest", <kafka_wire::messages::sasl_handshake_request::SaslHandshakeRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::api_versions_request::ApiVersionsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::api_versions_request::ApiVersionsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::api_versions_request::ApiVersionsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::api_versions_request::ApiVersionsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ApiVersionsRequest", <kafka_wire::messages::api_versions_request::ApiVersionsRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::create_topics_request::CreateTopicsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::create_topics_request::CreateTopicsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::create_topics_request::CreateTopicsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::create_topics_request::CreateTopicsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("CreateTopicsRequest", <kafka_wire::messages::create_topics_request::CreateTopicsRequest as Fields>::FIELDS),
-                ("CreatableTopic", <kafka_wire::messages::create_topics_request::CreatableTopic as Fields>::FIELDS),
-                ("CreatableReplicaAssignment", <kafka_wire::messages::create_topics_request::CreatableReplicaAssignment as Fields>::FIELDS),
-                ("CreatableTopicConfig", <kafka_wire::messages::create_topics_request::CreatableTopicConfig as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::delete_topics_request::DeleteTopicsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::delete_topics_request::DeleteTopicsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::delete_topics_request::DeleteTopicsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::delete_topics_request::DeleteTopicsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DeleteTopicsRequest", <kafka_wire::messages::delete_topics_request::DeleteTopicsRequest as Fields>::FIELDS),
-                ("DeleteTopicState", <kafka_wire::messages::delete_topics_request::DeleteTopicState as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::delete_records_request::DeleteRecordsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::delete_records_request::DeleteRecordsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::delete_records_request::DeleteRecordsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::delete_records_request::DeleteRecordsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DeleteRecordsRequest", <kafka_wire::messages::delete_records_request::DeleteRecordsRequest as Fields>::FIELDS),
-                ("DeleteRecordsTopic", <kafka_wire::messages::delete_records_request::DeleteRecordsTopic as Fields>::FIELDS),
-                ("DeleteRecordsPartition", <kafka_wire::messages::delete_records_request::DeleteRecordsPartition as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::init_producer_id_request::InitProducerIdRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::init_producer_id_request::InitProducerIdRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::init_producer_id_request::InitProducerIdRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::init_producer_id_request::InitProducerIdRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("InitProducerIdRequest", <kafka_wire::messages::init_producer_id_request::InitProducerIdRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::offset_for_leader_epoch_request::OffsetForLeaderEpochRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::offset_for_leader_epoch_request::OffsetForLeaderEpochRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::offset_for_leader_epoch_request::OffsetForLeaderEpochRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::offset_for_leader_epoch_request::OffsetForLeaderEpochRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("OffsetForLeaderEpochRequest", <kafka_wire::messages::offset_for_leader_epoch_request::OffsetForLeaderEpochRequest as Fields>::FIELDS),
-                ("OffsetForLeaderTopic", <kafka_wire::messages::offset_for_leader_epoch_request::OffsetForLeaderTopic as Fields>::FIELDS),
-                ("OffsetForLeaderPartition", <kafka_wire::messages::offset_for_leader_epoch_request::OffsetForLeaderPartition as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AddPartitionsToTxnRequest", <kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnRequest as Fields>::FIELDS),
-                ("AddPartitionsToTxnTopic", <kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic as Fields>::FIELDS),
-                ("AddPartitionsToTxnTransaction", <kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTransaction as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::add_offsets_to_txn_request::AddOffsetsToTxnRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::add_offsets_to_txn_request::AddOffsetsToTxnRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::add_offsets_to_txn_request::AddOffsetsToTxnRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::add_offsets_to_txn_request::AddOffsetsToTxnRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AddOffsetsToTxnRequest", <kafka_wire::messages::add_offsets_to_txn_request::AddOffsetsToTxnRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::end_txn_request::EndTxnRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::end_txn_request::EndTxnRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::end_txn_request::EndTxnRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::end_txn_request::EndTxnRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("EndTxnRequest", <kafka_wire::messages::end_txn_request::EndTxnRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::write_txn_markers_request::WriteTxnMarkersRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::write_txn_markers_request::WriteTxnMarkersRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::write_txn_markers_request::WriteTxnMarkersRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::write_txn_markers_request::WriteTxnMarkersRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("WriteTxnMarkersRequest", <kafka_wire::messages::write_txn_markers_request::WriteTxnMarkersRequest as Fields>::FIELDS),
-                ("WritableTxnMarker", <kafka_wire::messages::write_txn_markers_request::WritableTxnMarker as Fields>::FIELDS),
-                ("WritableTxnMarkerTopic", <kafka_wire::messages::write_txn_markers_request::WritableTxnMarkerTopic as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::txn_offset_commit_request::TxnOffsetCommitRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::txn_offset_commit_request::TxnOffsetCommitRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::txn_offset_commit_request::TxnOffsetCommitRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::txn_offset_commit_request::TxnOffsetCommitRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("TxnOffsetCommitRequest", <kafka_wire::messages::txn_offset_commit_request::TxnOffsetCommitRequest as Fields>::FIELDS),
-                ("TxnOffsetCommitRequestTopic", <kafka_wire::messages::txn_offset_commit_request::TxnOffsetCommitRequestTopic as Fields>::FIELDS),
-                ("TxnOffsetCommitRequestPartition", <kafka_wire::messages::txn_offset_commit_request::TxnOffsetCommitRequestPartition as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_acls_request::DescribeAclsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_acls_request::DescribeAclsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_acls_request::DescribeAclsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_acls_request::DescribeAclsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeAclsRequest", <kafka_wire::messages::describe_acls_request::DescribeAclsRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::create_acls_request::CreateAclsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::create_acls_request::CreateAclsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::create_acls_request::CreateAclsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::create_acls_request::CreateAclsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("CreateAclsRequest", <kafka_wire::messages::create_acls_request::CreateAclsRequest as Fields>::FIELDS),
-                ("AclCreation", <kafka_wire::messages::create_acls_request::AclCreation as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::delete_acls_request::DeleteAclsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::delete_acls_request::DeleteAclsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::delete_acls_request::DeleteAclsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::delete_acls_request::DeleteAclsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DeleteAclsRequest", <kafka_wire::messages::delete_acls_request::DeleteAclsRequest as Fields>::FIELDS),
-                ("DeleteAclsFilter", <kafka_wire::messages::delete_acls_request::DeleteAclsFilter as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_configs_request::DescribeConfigsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_configs_request::DescribeConfigsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_configs_request::DescribeConfigsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_configs_request::DescribeConfigsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeConfigsRequest", <kafka_wire::messages::describe_configs_request::DescribeConfigsRequest as Fields>::FIELDS),
-                ("DescribeConfigsResource", <kafka_wire::messages::describe_configs_request::DescribeConfigsResource as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::alter_configs_request::AlterConfigsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::alter_configs_request::AlterConfigsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::alter_configs_request::AlterConfigsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::alter_configs_request::AlterConfigsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AlterConfigsRequest", <kafka_wire::messages::alter_configs_request::AlterConfigsRequest as Fields>::FIELDS),
-                ("AlterConfigsResource", <kafka_wire::messages::alter_configs_request::AlterConfigsResource as Fields>::FIELDS),
-                ("AlterableConfig", <kafka_wire::messages::alter_configs_request::AlterableConfig as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::alter_replica_log_dirs_request::AlterReplicaLogDirsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::alter_replica_log_dirs_request::AlterReplicaLogDirsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::alter_replica_log_dirs_request::AlterReplicaLogDirsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::alter_replica_log_dirs_request::AlterReplicaLogDirsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AlterReplicaLogDirsRequest", <kafka_wire::messages::alter_replica_log_dirs_request::AlterReplicaLogDirsRequest as Fields>::FIELDS),
-                ("AlterReplicaLogDir", <kafka_wire::messages::alter_replica_log_dirs_request::AlterReplicaLogDir as Fields>::FIELDS),
-                ("AlterReplicaLogDirTopic", <kafka_wire::messages::alter_replica_log_dirs_request::AlterReplicaLogDirTopic as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_log_dirs_request::DescribeLogDirsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_log_dirs_request::DescribeLogDirsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_log_dirs_request::DescribeLogDirsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_log_dirs_request::DescribeLogDirsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeLogDirsRequest", <kafka_wire::messages::describe_log_dirs_request::DescribeLogDirsRequest as Fields>::FIELDS),
-                ("DescribableLogDirTopic", <kafka_wire::messages::describe_log_dirs_request::DescribableLogDirTopic as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::sasl_authenticate_request::SaslAuthenticateRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::sasl_authenticate_request::SaslAuthenticateRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::sasl_authenticate_request::SaslAuthenticateRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::sasl_authenticate_request::SaslAuthenticateRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("SaslAuthenticateRequest", <kafka_wire::messages::sasl_authenticate_request::SaslAuthenticateRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::create_partitions_request::CreatePartitionsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::create_partitions_request::CreatePartitionsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::create_partitions_request::CreatePartitionsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::create_partitions_request::CreatePartitionsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("CreatePartitionsRequest", <kafka_wire::messages::create_partitions_request::CreatePartitionsRequest as Fields>::FIELDS),
-                ("CreatePartitionsTopic", <kafka_wire::messages::create_partitions_request::CreatePartitionsTopic as Fields>::FIELDS),
-                ("CreatePartitionsAssignment", <kafka_wire::messages::create_partitions_request::CreatePartitionsAssignment as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::create_delegation_token_request::CreateDelegationTokenRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::create_delegation_token_request::CreateDelegationTokenRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::create_delegation_token_request::CreateDelegationTokenRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::create_delegation_token_request::CreateDelegationTokenRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("CreateDelegationTokenRequest", <kafka_wire::messages::create_delegation_token_request::CreateDelegationTokenRequest as Fields>::FIELDS),
-                ("CreatableRenewers", <kafka_wire::messages::create_delegation_token_request::CreatableRenewers as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::renew_delegation_token_request::RenewDelegationTokenRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::renew_delegation_token_request::RenewDelegationTokenRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::renew_delegation_token_request::RenewDelegationTokenRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::renew_delegation_token_request::RenewDelegationTokenRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("RenewDelegationTokenRequest", <kafka_wire::messages::renew_delegation_token_request::RenewDelegationTokenRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::expire_delegation_token_request::ExpireDelegationTokenRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::expire_delegation_token_request::ExpireDelegationTokenRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::expire_delegation_token_request::ExpireDelegationTokenRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::expire_delegation_token_request::ExpireDelegationTokenRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ExpireDelegationTokenRequest", <kafka_wire::messages::expire_delegation_token_request::ExpireDelegationTokenRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_delegation_token_request::DescribeDelegationTokenRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_delegation_token_request::DescribeDelegationTokenRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_delegation_token_request::DescribeDelegationTokenRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_delegation_token_request::DescribeDelegationTokenRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeDelegationTokenRequest", <kafka_wire::messages::describe_delegation_token_request::DescribeDelegationTokenRequest as Fields>::FIELDS),
-                ("DescribeDelegationTokenOwner", <kafka_wire::messages::describe_delegation_token_request::DescribeDelegationTokenOwner as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::delete_groups_request::DeleteGroupsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::delete_groups_request::DeleteGroupsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::delete_groups_request::DeleteGroupsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::delete_groups_request::DeleteGroupsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DeleteGroupsRequest", <kafka_wire::messages::delete_groups_request::DeleteGroupsRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::elect_leaders_request::ElectLeadersRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::elect_leaders_request::ElectLeadersRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::elect_leaders_request::ElectLeadersRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::elect_leaders_request::ElectLeadersRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ElectLeadersRequest", <kafka_wire::messages::elect_leaders_request::ElectLeadersRequest as Fields>::FIELDS),
-                ("TopicPartitions", <kafka_wire::messages::elect_leaders_request::TopicPartitions as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::incremental_alter_configs_request::IncrementalAlterConfigsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::incremental_alter_configs_request::IncrementalAlterConfigsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::incremental_alter_configs_request::IncrementalAlterConfigsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::incremental_alter_configs_request::IncrementalAlterConfigsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("IncrementalAlterConfigsRequest", <kafka_wire::messages::incremental_alter_configs_request::IncrementalAlterConfigsRequest as Fields>::FIELDS),
-                ("AlterConfigsResource", <kafka_wire::messages::incremental_alter_configs_request::AlterConfigsResource as Fields>::FIELDS),
-                ("AlterableConfig", <kafka_wire::messages::incremental_alter_configs_request::AlterableConfig as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::alter_partition_reassignments_request::AlterPartitionReassignmentsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::alter_partition_reassignments_request::AlterPartitionReassignmentsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::alter_partition_reassignments_request::AlterPartitionReassignmentsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::alter_partition_reassignments_request::AlterPartitionReassignmentsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AlterPartitionReassignmentsRequest", <kafka_wire::messages::alter_partition_reassignments_request::AlterPartitionReassignmentsRequest as Fields>::FIELDS),
-                ("ReassignableTopic", <kafka_wire::messages::alter_partition_reassignments_request::ReassignableTopic as Fields>::FIELDS),
-                ("ReassignablePartition", <kafka_wire::messages::alter_partition_reassignments_request::ReassignablePartition as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::list_partition_reassignments_request::ListPartitionReassignmentsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::list_partition_reassignments_request::ListPartitionReassignmentsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::list_partition_reassignments_request::ListPartitionReassignmentsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::list_partition_reassignments_request::ListPartitionReassignmentsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ListPartitionReassignmentsRequest", <kafka_wire::messages::list_partition_reassignments_request::ListPartitionReassignmentsRequest as Fields>::FIELDS),
-                ("ListPartitionReassignmentsTopics", <kafka_wire::messages::list_partition_reassignments_request::ListPartitionReassignmentsTopics as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::offset_delete_request::OffsetDeleteRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::offset_delete_request::OffsetDeleteRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::offset_delete_request::OffsetDeleteRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::offset_delete_request::OffsetDeleteRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("OffsetDeleteRequest", <kafka_wire::messages::offset_delete_request::OffsetDeleteRequest as Fields>::FIELDS),
-                ("OffsetDeleteRequestTopic", <kafka_wire::messages::offset_delete_request::OffsetDeleteRequestTopic as Fields>::FIELDS),
-                ("OffsetDeleteRequestPartition", <kafka_wire::messages::offset_delete_request::OffsetDeleteRequestPartition as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_client_quotas_request::DescribeClientQuotasRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_client_quotas_request::DescribeClientQuotasRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_client_quotas_request::DescribeClientQuotasRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_client_quotas_request::DescribeClientQuotasRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeClientQuotasRequest", <kafka_wire::messages::describe_client_quotas_request::DescribeClientQuotasRequest as Fields>::FIELDS),
-                ("ComponentData", <kafka_wire::messages::describe_client_quotas_request::ComponentData as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::alter_client_quotas_request::AlterClientQuotasRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::alter_client_quotas_request::AlterClientQuotasRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::alter_client_quotas_request::AlterClientQuotasRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::alter_client_quotas_request::AlterClientQuotasRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AlterClientQuotasRequest", <kafka_wire::messages::alter_client_quotas_request::AlterClientQuotasRequest as Fields>::FIELDS),
-                ("EntryData", <kafka_wire::messages::alter_client_quotas_request::EntryData as Fields>::FIELDS),
-                ("EntityData", <kafka_wire::messages::alter_client_quotas_request::EntityData as Fields>::FIELDS),
-                ("OpData", <kafka_wire::messages::alter_client_quotas_request::OpData as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeUserScramCredentialsRequest", <kafka_wire::messages::describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest as Fields>::FIELDS),
-                ("UserName", <kafka_wire::messages::describe_user_scram_credentials_request::UserName as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::alter_user_scram_credentials_request::AlterUserScramCredentialsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::alter_user_scram_credentials_request::AlterUserScramCredentialsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::alter_user_scram_credentials_request::AlterUserScramCredentialsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::alter_user_scram_credentials_request::AlterUserScramCredentialsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AlterUserScramCredentialsRequest", <kafka_wire::messages::alter_user_scram_credentials_request::AlterUserScramCredentialsRequest as Fields>::FIELDS),
-                ("ScramCredentialDeletion", <kafka_wire::messages::alter_user_scram_credentials_request::ScramCredentialDeletion as Fields>::FIELDS),
-                ("ScramCredentialUpsertion", <kafka_wire::messages::alter_user_scram_credentials_request::ScramCredentialUpsertion as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::vote_request::VoteRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::vote_request::VoteRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::vote_request::VoteRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::vote_request::VoteRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("VoteRequest", <kafka_wire::messages::vote_request::VoteRequest as Fields>::FIELDS),
-                ("TopicData", <kafka_wire::messages::vote_request::TopicData as Fields>::FIELDS),
-                ("PartitionData", <kafka_wire::messages::vote_request::PartitionData as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::begin_quorum_epoch_request::BeginQuorumEpochRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::begin_quorum_epoch_request::BeginQuorumEpochRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::begin_quorum_epoch_request::BeginQuorumEpochRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::begin_quorum_epoch_request::BeginQuorumEpochRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("BeginQuorumEpochRequest", <kafka_wire::messages::begin_quorum_epoch_request::BeginQuorumEpochRequest as Fields>::FIELDS),
-                ("TopicData", <kafka_wire::messages::begin_quorum_epoch_request::TopicData as Fields>::FIELDS),
-                ("LeaderEndpoint", <kafka_wire::messages::begin_quorum_epoch_request::LeaderEndpoint as Fields>::FIELDS),
-                ("PartitionData", <kafka_wire::messages::begin_quorum_epoch_request::PartitionData as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::end_quorum_epoch_request::EndQuorumEpochRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::end_quorum_epoch_request::EndQuorumEpochRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::end_quorum_epoch_request::EndQuorumEpochRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::end_quorum_epoch_request::EndQuorumEpochRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("EndQuorumEpochRequest", <kafka_wire::messages::end_quorum_epoch_request::EndQuorumEpochRequest as Fields>::FIELDS),
-                ("TopicData", <kafka_wire::messages::end_quorum_epoch_request::TopicData as Fields>::FIELDS),
-                ("LeaderEndpoint", <kafka_wire::messages::end_quorum_epoch_request::LeaderEndpoint as Fields>::FIELDS),
-                ("PartitionData", <kafka_wire::messages::end_quorum_epoch_request::PartitionData as Fields>::FIELDS),
-                ("ReplicaInfo", <kafka_wire::messages::end_quorum_epoch_request::ReplicaInfo as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_quorum_request::DescribeQuorumRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_quorum_request::DescribeQuorumRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_quorum_request::DescribeQuorumRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_quorum_request::DescribeQuorumRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeQuorumRequest", <kafka_wire::messages::describe_quorum_request::DescribeQuorumRequest as Fields>::FIELDS),
-                ("TopicData", <kafka_wire::messages::describe_quorum_request::TopicData as Fields>::FIELDS),
-                ("PartitionData", <kafka_wire::messages::describe_quorum_request::PartitionData as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::alter_partition_request::AlterPartitionRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::alter_partition_request::AlterPartitionRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::alter_partition_request::AlterPartitionRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::alter_partition_request::AlterPartitionRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AlterPartitionRequest", <kafka_wire::messages::alter_partition_request::AlterPartitionRequest as Fields>::FIELDS),
-                ("TopicData", <kafka_wire::messages::alter_partition_request::TopicData as Fields>::FIELDS),
-                ("PartitionData", <kafka_wire::messages::alter_partition_request::PartitionData as Fields>::FIELDS),
-                ("BrokerState", <kafka_wire::messages::alter_partition_request::BrokerState as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::update_features_request::UpdateFeaturesRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::update_features_request::UpdateFeaturesRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::update_features_request::UpdateFeaturesRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::update_features_request::UpdateFeaturesRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("UpdateFeaturesRequest", <kafka_wire::messages::update_features_request::UpdateFeaturesRequest as Fields>::FIELDS),
-                ("FeatureUpdateKey", <kafka_wire::messages::update_features_request::FeatureUpdateKey as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::envelope_request::EnvelopeRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::envelope_request::EnvelopeRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::envelope_request::EnvelopeRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::envelope_request::EnvelopeRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("EnvelopeRequest", <kafka_wire::messages::envelope_request::EnvelopeRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::fetch_snapshot_request::FetchSnapshotRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::fetch_snapshot_request::FetchSnapshotRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::fetch_snapshot_request::FetchSnapshotRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::fetch_snapshot_request::FetchSnapshotRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("FetchSnapshotRequest", <kafka_wire::messages::fetch_snapshot_request::FetchSnapshotRequest as Fields>::FIELDS),
-                ("TopicSnapshot", <kafka_wire::messages::fetch_snapshot_request::TopicSnapshot as Fields>::FIELDS),
-                ("PartitionSnapshot", <kafka_wire::messages::fetch_snapshot_request::PartitionSnapshot as Fields>::FIELDS),
-                ("SnapshotId", <kafka_wire::messages::fetch_snapshot_request::SnapshotId as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_cluster_request::DescribeClusterRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_cluster_request::DescribeClusterRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_cluster_request::DescribeClusterRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_cluster_request::DescribeClusterRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeClusterRequest", <kafka_wire::messages::describe_cluster_request::DescribeClusterRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_producers_request::DescribeProducersRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_producers_request::DescribeProducersRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_producers_request::DescribeProducersRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_producers_request::DescribeProducersRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeProducersRequest", <kafka_wire::messages::describe_producers_request::DescribeProducersRequest as Fields>::FIELDS),
-                ("TopicRequest", <kafka_wire::messages::describe_producers_request::TopicRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::broker_registration_request::BrokerRegistrationRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::broker_registration_request::BrokerRegistrationRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::broker_registration_request::BrokerRegistrationRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::broker_registration_request::BrokerRegistrationRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("BrokerRegistrationRequest", <kafka_wire::messages::broker_registration_request::BrokerRegistrationRequest as Fields>::FIELDS),
-                ("Listener", <kafka_wire::messages::broker_registration_request::Listener as Fields>::FIELDS),
-                ("Feature", <kafka_wire::messages::broker_registration_request::Feature as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::broker_heartbeat_request::BrokerHeartbeatRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::broker_heartbeat_request::BrokerHeartbeatRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::broker_heartbeat_request::BrokerHeartbeatRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::broker_heartbeat_request::BrokerHeartbeatRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("BrokerHeartbeatRequest", <kafka_wire::messages::broker_heartbeat_request::BrokerHeartbeatRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::unregister_broker_request::UnregisterBrokerRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::unregister_broker_request::UnregisterBrokerRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::unregister_broker_request::UnregisterBrokerRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::unregister_broker_request::UnregisterBrokerRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("UnregisterBrokerRequest", <kafka_wire::messages::unregister_broker_request::UnregisterBrokerRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_transactions_request::DescribeTransactionsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_transactions_request::DescribeTransactionsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_transactions_request::DescribeTransactionsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_transactions_request::DescribeTransactionsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeTransactionsRequest", <kafka_wire::messages::describe_transactions_request::DescribeTransactionsRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::list_transactions_request::ListTransactionsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::list_transactions_request::ListTransactionsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::list_transactions_request::ListTransactionsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::list_transactions_request::ListTransactionsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ListTransactionsRequest", <kafka_wire::messages::list_transactions_request::ListTransactionsRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::allocate_producer_ids_request::AllocateProducerIdsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::allocate_producer_ids_request::AllocateProducerIdsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::allocate_producer_ids_request::AllocateProducerIdsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::allocate_producer_ids_request::AllocateProducerIdsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AllocateProducerIdsRequest", <kafka_wire::messages::allocate_producer_ids_request::AllocateProducerIdsRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ConsumerGroupHeartbeatRequest", <kafka_wire::messages::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest as Fields>::FIELDS),
-                ("TopicPartitions", <kafka_wire::messages::consumer_group_heartbeat_request::TopicPartitions as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::consumer_group_describe_request::ConsumerGroupDescribeRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::consumer_group_describe_request::ConsumerGroupDescribeRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::consumer_group_describe_request::ConsumerGroupDescribeRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::consumer_group_describe_request::ConsumerGroupDescribeRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ConsumerGroupDescribeRequest", <kafka_wire::messages::consumer_group_describe_request::ConsumerGroupDescribeRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::controller_registration_request::ControllerRegistrationRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::controller_registration_request::ControllerRegistrationRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::controller_registration_request::ControllerRegistrationRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::controller_registration_request::ControllerRegistrationRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ControllerRegistrationRequest", <kafka_wire::messages::controller_registration_request::ControllerRegistrationRequest as Fields>::FIELDS),
-                ("Listener", <kafka_wire::messages::controller_registration_request::Listener as Fields>::FIELDS),
-                ("Feature", <kafka_wire::messages::controller_registration_request::Feature as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("GetTelemetrySubscriptionsRequest", <kafka_wire::messages::get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::push_telemetry_request::PushTelemetryRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::push_telemetry_request::PushTelemetryRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::push_telemetry_request::PushTelemetryRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::push_telemetry_request::PushTelemetryRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("PushTelemetryRequest", <kafka_wire::messages::push_telemetry_request::PushTelemetryRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::assign_replicas_to_dirs_request::AssignReplicasToDirsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::assign_replicas_to_dirs_request::AssignReplicasToDirsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::assign_replicas_to_dirs_request::AssignReplicasToDirsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::assign_replicas_to_dirs_request::AssignReplicasToDirsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AssignReplicasToDirsRequest", <kafka_wire::messages::assign_replicas_to_dirs_request::AssignReplicasToDirsRequest as Fields>::FIELDS),
-                ("DirectoryData", <kafka_wire::messages::assign_replicas_to_dirs_request::DirectoryData as Fields>::FIELDS),
-                ("TopicData", <kafka_wire::messages::assign_replicas_to_dirs_request::TopicData as Fields>::FIELDS),
-                ("PartitionData", <kafka_wire::messages::assign_replicas_to_dirs_request::PartitionData as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::list_config_resources_request::ListConfigResourcesRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::list_config_resources_request::ListConfigResourcesRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::list_config_resources_request::ListConfigResourcesRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::list_config_resources_request::ListConfigResourcesRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ListConfigResourcesRequest", <kafka_wire::messages::list_config_resources_request::ListConfigResourcesRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_topic_partitions_request::DescribeTopicPartitionsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_topic_partitions_request::DescribeTopicPartitionsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_topic_partitions_request::DescribeTopicPartitionsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_topic_partitions_request::DescribeTopicPartitionsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeTopicPartitionsRequest", <kafka_wire::messages::describe_topic_partitions_request::DescribeTopicPartitionsRequest as Fields>::FIELDS),
-                ("TopicRequest", <kafka_wire::messages::describe_topic_partitions_request::TopicRequest as Fields>::FIELDS),
-                ("Cursor", <kafka_wire::messages::describe_topic_partitions_request::Cursor as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::share_group_heartbeat_request::ShareGroupHeartbeatRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::share_group_heartbeat_request::ShareGroupHeartbeatRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::share_group_heartbeat_request::ShareGroupHeartbeatRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::share_group_heartbeat_request::ShareGroupHeartbeatRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ShareGroupHeartbeatRequest", <kafka_wire::messages::share_group_heartbeat_request::ShareGroupHeartbeatRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::share_group_describe_request::ShareGroupDescribeRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::share_group_describe_request::ShareGroupDescribeRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::share_group_describe_request::ShareGroupDescribeRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::share_group_describe_request::ShareGroupDescribeRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ShareGroupDescribeRequest", <kafka_wire::messages::share_group_describe_request::ShareGroupDescribeRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::share_fetch_request::ShareFetchRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::share_fetch_request::ShareFetchRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::share_fetch_request::ShareFetchRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::share_fetch_request::ShareFetchRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ShareFetchRequest", <kafka_wire::messages::share_fetch_request::ShareFetchRequest as Fields>::FIELDS),
-                ("FetchTopic", <kafka_wire::messages::share_fetch_request::FetchTopic as Fields>::FIELDS),
-                ("ForgottenTopic", <kafka_wire::messages::share_fetch_request::ForgottenTopic as Fields>::FIELDS),
-                ("FetchPartition", <kafka_wire::messages::share_fetch_request::FetchPartition as Fields>::FIELDS),
-                ("AcknowledgementBatch", <kafka_wire::messages::share_fetch_request::AcknowledgementBatch as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::share_acknowledge_request::ShareAcknowledgeRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::share_acknowledge_request::ShareAcknowledgeRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::share_acknowledge_request::ShareAcknowledgeRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::share_acknowledge_request::ShareAcknowledgeRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ShareAcknowledgeRequest", <kafka_wire::messages::share_acknowledge_request::ShareAcknowledgeRequest as Fields>::FIELDS),
-                ("AcknowledgeTopic", <kafka_wire::messages::share_acknowledge_request::AcknowledgeTopic as Fields>::FIELDS),
-                ("AcknowledgePartition", <kafka_wire::messages::share_acknowledge_request::AcknowledgePartition as Fields>::FIELDS),
-                ("AcknowledgementBatch", <kafka_wire::messages::share_acknowledge_request::AcknowledgementBatch as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::add_raft_voter_request::AddRaftVoterRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::add_raft_voter_request::AddRaftVoterRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::add_raft_voter_request::AddRaftVoterRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::add_raft_voter_request::AddRaftVoterRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AddRaftVoterRequest", <kafka_wire::messages::add_raft_voter_request::AddRaftVoterRequest as Fields>::FIELDS),
-                ("Listener", <kafka_wire::messages::add_raft_voter_request::Listener as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::remove_raft_voter_request::RemoveRaftVoterRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::remove_raft_voter_request::RemoveRaftVoterRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::remove_raft_voter_request::RemoveRaftVoterRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::remove_raft_voter_request::RemoveRaftVoterRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("RemoveRaftVoterRequest", <kafka_wire::messages::remove_raft_voter_request::RemoveRaftVoterRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::update_raft_voter_request::UpdateRaftVoterRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::update_raft_voter_request::UpdateRaftVoterRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::update_raft_voter_request::UpdateRaftVoterRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::update_raft_voter_request::UpdateRaftVoterRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("UpdateRaftVoterRequest", <kafka_wire::messages::update_raft_voter_request::UpdateRaftVoterRequest as Fields>::FIELDS),
-                ("Listener", <kafka_wire::messages::update_raft_voter_request::Listener as Fields>::FIELDS),
-                ("KRaftVersionFeature", <kafka_wire::messages::update_raft_voter_request::KRaftVersionFeature as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::initialize_share_group_state_request::InitializeShareGroupStateRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::initialize_share_group_state_request::InitializeShareGroupStateRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::initialize_share_group_state_request::InitializeShareGroupStateRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::initialize_share_group_state_request::InitializeShareGroupStateRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("InitializeShareGroupStateRequest", <kafka_wire::messages::initialize_share_group_state_request::InitializeShareGroupStateRequest as Fields>::FIELDS),
-                ("InitializeStateData", <kafka_wire::messages::initialize_share_group_state_request::InitializeStateData as Fields>::FIELDS),
-                ("PartitionData", <kafka_wire::messages::initialize_share_group_state_request::PartitionData as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::read_share_group_state_request::ReadShareGroupStateRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::read_share_group_state_request::ReadShareGroupStateRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::read_share_group_state_request::ReadShareGroupStateRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::read_share_group_state_request::ReadShareGroupStateRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ReadShareGroupStateRequest", <kafka_wire::messages::read_share_group_state_request::ReadShareGroupStateRequest as Fields>::FIELDS),
-                ("ReadStateData", <kafka_wire::messages::read_share_group_state_request::ReadStateData as Fields>::FIELDS),
-                ("PartitionData", <kafka_wire::messages::read_share_group_state_request::PartitionData as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::write_share_group_state_request::WriteShareGroupStateRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::write_share_group_state_request::WriteShareGroupStateRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::write_share_group_state_request::WriteShareGroupStateRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::write_share_group_state_request::WriteShareGroupStateRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("WriteShareGroupStateRequest", <kafka_wire::messages::write_share_group_state_request::WriteShareGroupStateRequest as Fields>::FIELDS),
-                ("WriteStateData", <kafka_wire::messages::write_share_group_state_request::WriteStateData as Fields>::FIELDS),
-                ("PartitionData", <kafka_wire::messages::write_share_group_state_request::PartitionData as Fields>::FIELDS),
-                ("StateBatch", <kafka_wire::messages::write_share_group_state_request::StateBatch as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::delete_share_group_state_request::DeleteShareGroupStateRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::delete_share_group_state_request::DeleteShareGroupStateRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::delete_share_group_state_request::DeleteShareGroupStateRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::delete_share_group_state_request::DeleteShareGroupStateRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DeleteShareGroupStateRequest", <kafka_wire::messages::delete_share_group_state_request::DeleteShareGroupStateRequest as Fields>::FIELDS),
-                ("DeleteStateData", <kafka_wire::messages::delete_share_group_state_request::DeleteStateData as Fields>::FIELDS),
-                ("PartitionData", <kafka_wire::messages::delete_share_group_state_request::PartitionData as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ReadShareGroupStateSummaryRequest", <kafka_wire::messages::read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest as Fields>::FIELDS),
-                ("ReadStateSummaryData", <kafka_wire::messages::read_share_group_state_summary_request::ReadStateSummaryData as Fields>::FIELDS),
-                ("PartitionData", <kafka_wire::messages::read_share_group_state_summary_request::PartitionData as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("StreamsGroupHeartbeatRequest", <kafka_wire::messages::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest as Fields>::FIELDS),
-                ("Topology", <kafka_wire::messages::streams_group_heartbeat_request::Topology as Fields>::FIELDS),
-                ("TaskIds", <kafka_wire::messages::streams_group_heartbeat_request::TaskIds as Fields>::FIELDS),
-                ("Endpoint", <kafka_wire::messages::streams_group_heartbeat_request::Endpoint as Fields>::FIELDS),
-                ("KeyValue", <kafka_wire::messages::streams_group_heartbeat_request::KeyValue as Fields>::FIELDS),
-                ("TaskOffset", <kafka_wire::messages::streams_group_heartbeat_request::TaskOffset as Fields>::FIELDS),
-                ("Subtopology", <kafka_wire::messages::streams_group_heartbeat_request::Subtopology as Fields>::FIELDS),
-                ("TopicInfo", <kafka_wire::messages::streams_group_heartbeat_request::TopicInfo as Fields>::FIELDS),
-                ("CopartitionGroup", <kafka_wire::messages::streams_group_heartbeat_request::CopartitionGroup as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::streams_group_describe_request::StreamsGroupDescribeRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::streams_group_describe_request::StreamsGroupDescribeRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::streams_group_describe_request::StreamsGroupDescribeRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::streams_group_describe_request::StreamsGroupDescribeRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("StreamsGroupDescribeRequest", <kafka_wire::messages::streams_group_describe_request::StreamsGroupDescribeRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeShareGroupOffsetsRequest", <kafka_wire::messages::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest as Fields>::FIELDS),
-                ("DescribeShareGroupOffsetsRequestGroup", <kafka_wire::messages::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequestGroup as Fields>::FIELDS),
-                ("DescribeShareGroupOffsetsRequestTopic", <kafka_wire::messages::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequestTopic as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::alter_share_group_offsets_request::AlterShareGroupOffsetsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::alter_share_group_offsets_request::AlterShareGroupOffsetsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::alter_share_group_offsets_request::AlterShareGroupOffsetsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::alter_share_group_offsets_request::AlterShareGroupOffsetsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AlterShareGroupOffsetsRequest", <kafka_wire::messages::alter_share_group_offsets_request::AlterShareGroupOffsetsRequest as Fields>::FIELDS),
-                ("AlterShareGroupOffsetsRequestTopic", <kafka_wire::messages::alter_share_group_offsets_request::AlterShareGroupOffsetsRequestTopic as Fields>::FIELDS),
-                ("AlterShareGroupOffsetsRequestPartition", <kafka_wire::messages::alter_share_group_offsets_request::AlterShareGroupOffsetsRequestPartition as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DeleteShareGroupOffsetsRequest", <kafka_wire::messages::delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest as Fields>::FIELDS),
-                ("DeleteShareGroupOffsetsRequestTopic", <kafka_wire::messages::delete_share_group_offsets_request::DeleteShareGroupOffsetsRequestTopic as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("StreamsGroupTopologyDescriptionUpdateRequest", <kafka_wire::messages::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest as Fields>::FIELDS),
-                ("TopologyDescription", <kafka_wire::messages::streams_group_topology_description_update_request::TopologyDescription as Fields>::FIELDS),
-                ("TopologyDescriptionSubtopology", <kafka_wire::messages::streams_group_topology_description_update_request::TopologyDescriptionSubtopology as Fields>::FIELDS),
-                ("TopologyDescriptionGlobalStore", <kafka_wire::messages::streams_group_topology_description_update_request::TopologyDescriptionGlobalStore as Fields>::FIELDS),
-                ("TopologyDescriptionNode", <kafka_wire::messages::streams_group_topology_description_update_request::TopologyDescriptionNode as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::unregister_controller_request::UnregisterControllerRequest as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::unregister_controller_request::UnregisterControllerRequest as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::unregister_controller_request::UnregisterControllerRequest as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::unregister_controller_request::UnregisterControllerRequest as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("UnregisterControllerRequest", <kafka_wire::messages::unregister_controller_request::UnregisterControllerRequest as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::produce_response::ProduceResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::produce_response::ProduceResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::produce_response::ProduceResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::produce_response::ProduceResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ProduceResponse", <kafka_wire::messages::produce_response::ProduceResponse as Fields>::FIELDS),
-                ("TopicProduceResponse", <kafka_wire::messages::produce_response::TopicProduceResponse as Fields>::FIELDS),
-                ("NodeEndpoint", <kafka_wire::messages::produce_response::NodeEndpoint as Fields>::FIELDS),
-                ("PartitionProduceResponse", <kafka_wire::messages::produce_response::PartitionProduceResponse as Fields>::FIELDS),
-                ("BatchIndexAndErrorMessage", <kafka_wire::messages::produce_response::BatchIndexAndErrorMessage as Fields>::FIELDS),
-                ("LeaderIdAndEpoch", <kafka_wire::messages::produce_response::LeaderIdAndEpoch as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::fetch_response::FetchResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::fetch_response::FetchResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::fetch_response::FetchResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::fetch_response::FetchResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("FetchResponse", <kafka_wire::messages::fetch_response::FetchResponse as Fields>::FIELDS),
-                ("FetchableTopicResponse", <kafka_wire::messages::fetch_response::FetchableTopicResponse as Fields>::FIELDS),
-                ("NodeEndpoint", <kafka_wire::messages::fetch_response::NodeEndpoint as Fields>::FIELDS),
-                ("PartitionData", <kafka_wire::messages::fetch_response::PartitionData as Fields>::FIELDS),
-                ("EpochEndOffset", <kafka_wire::messages::fetch_response::EpochEndOffset as Fields>::FIELDS),
-                ("LeaderIdAndEpoch", <kafka_wire::messages::fetch_response::LeaderIdAndEpoch as Fields>::FIELDS),
-                ("SnapshotId", <kafka_wire::messages::fetch_response::SnapshotId as Fields>::FIELDS),
-                ("AbortedTransaction", <kafka_wire::messages::fetch_response::AbortedTransaction as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::list_offsets_response::ListOffsetsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::list_offsets_response::ListOffsetsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::list_offsets_response::ListOffsetsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::list_offsets_response::ListOffsetsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ListOffsetsResponse", <kafka_wire::messages::list_offsets_response::ListOffsetsResponse as Fields>::FIELDS),
-                ("ListOffsetsTopicResponse", <kafka_wire::messages::list_offsets_response::ListOffsetsTopicResponse as Fields>::FIELDS),
-                ("ListOffsetsPartitionResponse", <kafka_wire::messages::list_offsets_response::ListOffsetsPartitionResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::metadata_response::MetadataResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::metadata_response::MetadataResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::metadata_response::MetadataResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::metadata_response::MetadataResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("MetadataResponse", <kafka_wire::messages::metadata_response::MetadataResponse as Fields>::FIELDS),
-                ("MetadataResponseBroker", <kafka_wire::messages::metadata_response::MetadataResponseBroker as Fields>::FIELDS),
-                ("MetadataResponseTopic", <kafka_wire::messages::metadata_response::MetadataResponseTopic as Fields>::FIELDS),
-                ("MetadataResponsePartition", <kafka_wire::messages::metadata_response::MetadataResponsePartition as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::leader_and_isr_response::LeaderAndIsrResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::leader_and_isr_response::LeaderAndIsrResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::leader_and_isr_response::LeaderAndIsrResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::leader_and_isr_response::LeaderAndIsrResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("LeaderAndIsrResponse", <kafka_wire::messages::leader_and_isr_response::LeaderAndIsrResponse as Fields>::FIELDS),
-                ("LeaderAndIsrPartitionError", <kafka_wire::messages::leader_and_isr_response::LeaderAndIsrPartitionError as Fields>::FIELDS),
-                ("LeaderAndIsrTopicError", <kafka_wire::messages::leader_and_isr_response::LeaderAndIsrTopicError as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::stop_replica_response::StopReplicaResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::stop_replica_response::StopReplicaResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::stop_replica_response::StopReplicaResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::stop_replica_response::StopReplicaResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("StopReplicaResponse", <kafka_wire::messages::stop_replica_response::StopReplicaResponse as Fields>::FIELDS),
-                ("StopReplicaPartitionError", <kafka_wire::messages::stop_replica_response::StopReplicaPartitionError as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::update_metadata_response::UpdateMetadataResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::update_metadata_response::UpdateMetadataResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::update_metadata_response::UpdateMetadataResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::update_metadata_response::UpdateMetadataResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("UpdateMetadataResponse", <kafka_wire::messages::update_metadata_response::UpdateMetadataResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::controlled_shutdown_response::ControlledShutdownResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::controlled_shutdown_response::ControlledShutdownResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::controlled_shutdown_response::ControlledShutdownResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::controlled_shutdown_response::ControlledShutdownResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ControlledShutdownResponse", <kafka_wire::messages::controlled_shutdown_response::ControlledShutdownResponse as Fields>::FIELDS),
-                ("RemainingPartition", <kafka_wire::messages::controlled_shutdown_response::RemainingPartition as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::offset_commit_response::OffsetCommitResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::offset_commit_response::OffsetCommitResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::offset_commit_response::OffsetCommitResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::offset_commit_response::OffsetCommitResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("OffsetCommitResponse", <kafka_wire::messages::offset_commit_response::OffsetCommitResponse as Fields>::FIELDS),
-                ("OffsetCommitResponseTopic", <kafka_wire::messages::offset_commit_response::OffsetCommitResponseTopic as Fields>::FIELDS),
-                ("OffsetCommitResponsePartition", <kafka_wire::messages::offset_commit_response::OffsetCommitResponsePartition as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::offset_fetch_response::OffsetFetchResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::offset_fetch_response::OffsetFetchResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::offset_fetch_response::OffsetFetchResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::offset_fetch_response::OffsetFetchResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("OffsetFetchResponse", <kafka_wire::messages::offset_fetch_response::OffsetFetchResponse as Fields>::FIELDS),
-                ("OffsetFetchResponseTopic", <kafka_wire::messages::offset_fetch_response::OffsetFetchResponseTopic as Fields>::FIELDS),
-                ("OffsetFetchResponseGroup", <kafka_wire::messages::offset_fetch_response::OffsetFetchResponseGroup as Fields>::FIELDS),
-                ("OffsetFetchResponsePartition", <kafka_wire::messages::offset_fetch_response::OffsetFetchResponsePartition as Fields>::FIELDS),
-                ("OffsetFetchResponseTopics", <kafka_wire::messages::offset_fetch_response::OffsetFetchResponseTopics as Fields>::FIELDS),
-                ("OffsetFetchResponsePartitions", <kafka_wire::messages::offset_fetch_response::OffsetFetchResponsePartitions as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::find_coordinator_response::FindCoordinatorResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::find_coordinator_response::FindCoordinatorResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::find_coordinator_response::FindCoordinatorResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::find_coordinator_response::FindCoordinatorResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("FindCoordinatorResponse", <kafka_wire::messages::find_coordinator_response::FindCoordinatorResponse as Fields>::FIELDS),
-                ("Coordinator", <kafka_wire::messages::find_coordinator_response::Coordinator as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::join_group_response::JoinGroupResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::join_group_response::JoinGroupResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::join_group_response::JoinGroupResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::join_group_response::JoinGroupResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("JoinGroupResponse", <kafka_wire::messages::join_group_response::JoinGroupResponse as Fields>::FIELDS),
-                ("JoinGroupResponseMember", <kafka_wire::messages::join_group_response::JoinGroupResponseMember as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::heartbeat_response::HeartbeatResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::heartbeat_response::HeartbeatResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::heartbeat_response::HeartbeatResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::heartbeat_response::HeartbeatResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("HeartbeatResponse", <kafka_wire::messages::heartbeat_response::HeartbeatResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::leave_group_response::LeaveGroupResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::leave_group_response::LeaveGroupResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::leave_group_response::LeaveGroupResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::leave_group_response::LeaveGroupResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("LeaveGroupResponse", <kafka_wire::messages::leave_group_response::LeaveGroupResponse as Fields>::FIELDS),
-                ("MemberResponse", <kafka_wire::messages::leave_group_response::MemberResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::sync_group_response::SyncGroupResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::sync_group_response::SyncGroupResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::sync_group_response::SyncGroupResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::sync_group_response::SyncGroupResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("SyncGroupResponse", <kafka_wire::messages::sync_group_response::SyncGroupResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_groups_response::DescribeGroupsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_groups_response::DescribeGroupsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_groups_response::DescribeGroupsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_groups_response::DescribeGroupsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeGroupsResponse", <kafka_wire::messages::describe_groups_response::DescribeGroupsResponse as Fields>::FIELDS),
-                ("DescribedGroup", <kafka_wire::messages::describe_groups_response::DescribedGroup as Fields>::FIELDS),
-                ("DescribedGroupMember", <kafka_wire::messages::describe_groups_response::DescribedGroupMember as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::list_groups_response::ListGroupsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::list_groups_response::ListGroupsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::list_groups_response::ListGroupsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::list_groups_response::ListGroupsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ListGroupsResponse", <kafka_wire::messages::list_groups_response::ListGroupsResponse as Fields>::FIELDS),
-                ("ListedGroup", <kafka_wire::messages::list_groups_response::ListedGroup as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::sasl_handshake_response::SaslHandshakeResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::sasl_handshake_response::SaslHandshakeResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::sasl_handshake_response::SaslHandshakeResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::sasl_handshake_response::SaslHandshakeResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("SaslHandshakeResponse", <kafka_wire::messages::sasl_handshake_response::SaslHandshakeResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::api_versions_response::ApiVersionsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::api_versions_response::ApiVersionsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::api_versions_response::ApiVersionsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::api_versions_response::ApiVersionsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ApiVersionsResponse", <kafka_wire::messages::api_versions_response::ApiVersionsResponse as Fields>::FIELDS),
-                ("ApiVersion", <kafka_wire::messages::api_versions_response::ApiVersion as Fields>::FIELDS),
-                ("SupportedFeatureKey", <kafka_wire::messages::api_versions_response::SupportedFeatureKey as Fields>::FIELDS),
-                ("FinalizedFeatureKey", <kafka_wire::messages::api_versions_response::FinalizedFeatureKey as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::create_topics_response::CreateTopicsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::create_topics_response::CreateTopicsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::create_topics_response::CreateTopicsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::create_topics_response::CreateTopicsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("CreateTopicsResponse", <kafka_wire::messages::create_topics_response::CreateTopicsResponse as Fields>::FIELDS),
-                ("CreatableTopicResult", <kafka_wire::messages::create_topics_response::CreatableTopicResult as Fields>::FIELDS),
-                ("CreatableTopicConfigs", <kafka_wire::messages::create_topics_response::CreatableTopicConfigs as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::delete_topics_response::DeleteTopicsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::delete_topics_response::DeleteTopicsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::delete_topics_response::DeleteTopicsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::delete_topics_response::DeleteTopicsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DeleteTopicsResponse", <kafka_wire::messages::delete_topics_response::DeleteTopicsResponse as Fields>::FIELDS),
-                ("DeletableTopicResult", <kafka_wire::messages::delete_topics_response::DeletableTopicResult as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::delete_records_response::DeleteRecordsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::delete_records_response::DeleteRecordsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::delete_records_response::DeleteRecordsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::delete_records_response::DeleteRecordsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DeleteRecordsResponse", <kafka_wire::messages::delete_records_response::DeleteRecordsResponse as Fields>::FIELDS),
-                ("DeleteRecordsTopicResult", <kafka_wire::messages::delete_records_response::DeleteRecordsTopicResult as Fields>::FIELDS),
-                ("DeleteRecordsPartitionResult", <kafka_wire::messages::delete_records_response::DeleteRecordsPartitionResult as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::init_producer_id_response::InitProducerIdResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::init_producer_id_response::InitProducerIdResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::init_producer_id_response::InitProducerIdResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::init_producer_id_response::InitProducerIdResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("InitProducerIdResponse", <kafka_wire::messages::init_producer_id_response::InitProducerIdResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::offset_for_leader_epoch_response::OffsetForLeaderEpochResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::offset_for_leader_epoch_response::OffsetForLeaderEpochResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::offset_for_leader_epoch_response::OffsetForLeaderEpochResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::offset_for_leader_epoch_response::OffsetForLeaderEpochResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("OffsetForLeaderEpochResponse", <kafka_wire::messages::offset_for_leader_epoch_response::OffsetForLeaderEpochResponse as Fields>::FIELDS),
-                ("OffsetForLeaderTopicResult", <kafka_wire::messages::offset_for_leader_epoch_response::OffsetForLeaderTopicResult as Fields>::FIELDS),
-                ("EpochEndOffset", <kafka_wire::messages::offset_for_leader_epoch_response::EpochEndOffset as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::add_partitions_to_txn_response::AddPartitionsToTxnResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::add_partitions_to_txn_response::AddPartitionsToTxnResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::add_partitions_to_txn_response::AddPartitionsToTxnResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::add_partitions_to_txn_response::AddPartitionsToTxnResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AddPartitionsToTxnResponse", <kafka_wire::messages::add_partitions_to_txn_response::AddPartitionsToTxnResponse as Fields>::FIELDS),
-                ("AddPartitionsToTxnTopicResult", <kafka_wire::messages::add_partitions_to_txn_response::AddPartitionsToTxnTopicResult as Fields>::FIELDS),
-                ("AddPartitionsToTxnResult", <kafka_wire::messages::add_partitions_to_txn_response::AddPartitionsToTxnResult as Fields>::FIELDS),
-                ("AddPartitionsToTxnPartitionResult", <kafka_wire::messages::add_partitions_to_txn_response::AddPartitionsToTxnPartitionResult as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::add_offsets_to_txn_response::AddOffsetsToTxnResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::add_offsets_to_txn_response::AddOffsetsToTxnResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::add_offsets_to_txn_response::AddOffsetsToTxnResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::add_offsets_to_txn_response::AddOffsetsToTxnResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AddOffsetsToTxnResponse", <kafka_wire::messages::add_offsets_to_txn_response::AddOffsetsToTxnResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::end_txn_response::EndTxnResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::end_txn_response::EndTxnResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::end_txn_response::EndTxnResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::end_txn_response::EndTxnResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("EndTxnResponse", <kafka_wire::messages::end_txn_response::EndTxnResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::write_txn_markers_response::WriteTxnMarkersResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::write_txn_markers_response::WriteTxnMarkersResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::write_txn_markers_response::WriteTxnMarkersResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::write_txn_markers_response::WriteTxnMarkersResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("WriteTxnMarkersResponse", <kafka_wire::messages::write_txn_markers_response::WriteTxnMarkersResponse as Fields>::FIELDS),
-                ("WritableTxnMarkerResult", <kafka_wire::messages::write_txn_markers_response::WritableTxnMarkerResult as Fields>::FIELDS),
-                ("WritableTxnMarkerTopicResult", <kafka_wire::messages::write_txn_markers_response::WritableTxnMarkerTopicResult as Fields>::FIELDS),
-                ("WritableTxnMarkerPartitionResult", <kafka_wire::messages::write_txn_markers_response::WritableTxnMarkerPartitionResult as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::txn_offset_commit_response::TxnOffsetCommitResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::txn_offset_commit_response::TxnOffsetCommitResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::txn_offset_commit_response::TxnOffsetCommitResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::txn_offset_commit_response::TxnOffsetCommitResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("TxnOffsetCommitResponse", <kafka_wire::messages::txn_offset_commit_response::TxnOffsetCommitResponse as Fields>::FIELDS),
-                ("TxnOffsetCommitResponseTopic", <kafka_wire::messages::txn_offset_commit_response::TxnOffsetCommitResponseTopic as Fields>::FIELDS),
-                ("TxnOffsetCommitResponsePartition", <kafka_wire::messages::txn_offset_commit_response::TxnOffsetCommitResponsePartition as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_acls_response::DescribeAclsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_acls_response::DescribeAclsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_acls_response::DescribeAclsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_acls_response::DescribeAclsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeAclsResponse", <kafka_wire::messages::describe_acls_response::DescribeAclsResponse as Fields>::FIELDS),
-                ("DescribeAclsResource", <kafka_wire::messages::describe_acls_response::DescribeAclsResource as Fields>::FIELDS),
-                ("AclDescription", <kafka_wire::messages::describe_acls_response::AclDescription as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::create_acls_response::CreateAclsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::create_acls_response::CreateAclsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::create_acls_response::CreateAclsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::create_acls_response::CreateAclsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("CreateAclsResponse", <kafka_wire::messages::create_acls_response::CreateAclsResponse as Fields>::FIELDS),
-                ("AclCreationResult", <kafka_wire::messages::create_acls_response::AclCreationResult as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::delete_acls_response::DeleteAclsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::delete_acls_response::DeleteAclsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::delete_acls_response::DeleteAclsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::delete_acls_response::DeleteAclsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DeleteAclsResponse", <kafka_wire::messages::delete_acls_response::DeleteAclsResponse as Fields>::FIELDS),
-                ("DeleteAclsFilterResult", <kafka_wire::messages::delete_acls_response::DeleteAclsFilterResult as Fields>::FIELDS),
-                ("DeleteAclsMatchingAcl", <kafka_wire::messages::delete_acls_response::DeleteAclsMatchingAcl as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_configs_response::DescribeConfigsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_configs_response::DescribeConfigsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_configs_response::DescribeConfigsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_configs_response::DescribeConfigsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeConfigsResponse", <kafka_wire::messages::describe_configs_response::DescribeConfigsResponse as Fields>::FIELDS),
-                ("DescribeConfigsResult", <kafka_wire::messages::describe_configs_response::DescribeConfigsResult as Fields>::FIELDS),
-                ("DescribeConfigsResourceResult", <kafka_wire::messages::describe_configs_response::DescribeConfigsResourceResult as Fields>::FIELDS),
-                ("DescribeConfigsSynonym", <kafka_wire::messages::describe_configs_response::DescribeConfigsSynonym as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::alter_configs_response::AlterConfigsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::alter_configs_response::AlterConfigsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::alter_configs_response::AlterConfigsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::alter_configs_response::AlterConfigsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AlterConfigsResponse", <kafka_wire::messages::alter_configs_response::AlterConfigsResponse as Fields>::FIELDS),
-                ("AlterConfigsResourceResponse", <kafka_wire::messages::alter_configs_response::AlterConfigsResourceResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::alter_replica_log_dirs_response::AlterReplicaLogDirsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::alter_replica_log_dirs_response::AlterReplicaLogDirsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::alter_replica_log_dirs_response::AlterReplicaLogDirsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::alter_replica_log_dirs_response::AlterReplicaLogDirsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AlterReplicaLogDirsResponse", <kafka_wire::messages::alter_replica_log_dirs_response::AlterReplicaLogDirsResponse as Fields>::FIELDS),
-                ("AlterReplicaLogDirTopicResult", <kafka_wire::messages::alter_replica_log_dirs_response::AlterReplicaLogDirTopicResult as Fields>::FIELDS),
-                ("AlterReplicaLogDirPartitionResult", <kafka_wire::messages::alter_replica_log_dirs_response::AlterReplicaLogDirPartitionResult as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_log_dirs_response::DescribeLogDirsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_log_dirs_response::DescribeLogDirsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_log_dirs_response::DescribeLogDirsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_log_dirs_response::DescribeLogDirsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeLogDirsResponse", <kafka_wire::messages::describe_log_dirs_response::DescribeLogDirsResponse as Fields>::FIELDS),
-                ("DescribeLogDirsResult", <kafka_wire::messages::describe_log_dirs_response::DescribeLogDirsResult as Fields>::FIELDS),
-                ("DescribeLogDirsTopic", <kafka_wire::messages::describe_log_dirs_response::DescribeLogDirsTopic as Fields>::FIELDS),
-                ("DescribeLogDirsPartition", <kafka_wire::messages::describe_log_dirs_response::DescribeLogDirsPartition as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::sasl_authenticate_response::SaslAuthenticateResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::sasl_authenticate_response::SaslAuthenticateResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::sasl_authenticate_response::SaslAuthenticateResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::sasl_authenticate_response::SaslAuthenticateResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("SaslAuthenticateResponse", <kafka_wire::messages::sasl_authenticate_response::SaslAuthenticateResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::create_partitions_response::CreatePartitionsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::create_partitions_response::CreatePartitionsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::create_partitions_response::CreatePartitionsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::create_partitions_response::CreatePartitionsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("CreatePartitionsResponse", <kafka_wire::messages::create_partitions_response::CreatePartitionsResponse as Fields>::FIELDS),
-                ("CreatePartitionsTopicResult", <kafka_wire::messages::create_partitions_response::CreatePartitionsTopicResult as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::create_delegation_token_response::CreateDelegationTokenResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::create_delegation_token_response::CreateDelegationTokenResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::create_delegation_token_response::CreateDelegationTokenResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::create_delegation_token_response::CreateDelegationTokenResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("CreateDelegationTokenResponse", <kafka_wire::messages::create_delegation_token_response::CreateDelegationTokenResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::renew_delegation_token_response::RenewDelegationTokenResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::renew_delegation_token_response::RenewDelegationTokenResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::renew_delegation_token_response::RenewDelegationTokenResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::renew_delegation_token_response::RenewDelegationTokenResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("RenewDelegationTokenResponse", <kafka_wire::messages::renew_delegation_token_response::RenewDelegationTokenResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::expire_delegation_token_response::ExpireDelegationTokenResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::expire_delegation_token_response::ExpireDelegationTokenResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::expire_delegation_token_response::ExpireDelegationTokenResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::expire_delegation_token_response::ExpireDelegationTokenResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ExpireDelegationTokenResponse", <kafka_wire::messages::expire_delegation_token_response::ExpireDelegationTokenResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_delegation_token_response::DescribeDelegationTokenResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_delegation_token_response::DescribeDelegationTokenResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_delegation_token_response::DescribeDelegationTokenResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_delegation_token_response::DescribeDelegationTokenResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeDelegationTokenResponse", <kafka_wire::messages::describe_delegation_token_response::DescribeDelegationTokenResponse as Fields>::FIELDS),
-                ("DescribedDelegationToken", <kafka_wire::messages::describe_delegation_token_response::DescribedDelegationToken as Fields>::FIELDS),
-                ("DescribedDelegationTokenRenewer", <kafka_wire::messages::describe_delegation_token_response::DescribedDelegationTokenRenewer as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::delete_groups_response::DeleteGroupsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::delete_groups_response::DeleteGroupsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::delete_groups_response::DeleteGroupsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::delete_groups_response::DeleteGroupsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DeleteGroupsResponse", <kafka_wire::messages::delete_groups_response::DeleteGroupsResponse as Fields>::FIELDS),
-                ("DeletableGroupResult", <kafka_wire::messages::delete_groups_response::DeletableGroupResult as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::elect_leaders_response::ElectLeadersResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::elect_leaders_response::ElectLeadersResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::elect_leaders_response::ElectLeadersResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::elect_leaders_response::ElectLeadersResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ElectLeadersResponse", <kafka_wire::messages::elect_leaders_response::ElectLeadersResponse as Fields>::FIELDS),
-                ("ReplicaElectionResult", <kafka_wire::messages::elect_leaders_response::ReplicaElectionResult as Fields>::FIELDS),
-                ("PartitionResult", <kafka_wire::messages::elect_leaders_response::PartitionResult as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::incremental_alter_configs_response::IncrementalAlterConfigsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::incremental_alter_configs_response::IncrementalAlterConfigsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::incremental_alter_configs_response::IncrementalAlterConfigsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::incremental_alter_configs_response::IncrementalAlterConfigsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("IncrementalAlterConfigsResponse", <kafka_wire::messages::incremental_alter_configs_response::IncrementalAlterConfigsResponse as Fields>::FIELDS),
-                ("AlterConfigsResourceResponse", <kafka_wire::messages::incremental_alter_configs_response::AlterConfigsResourceResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::alter_partition_reassignments_response::AlterPartitionReassignmentsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::alter_partition_reassignments_response::AlterPartitionReassignmentsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::alter_partition_reassignments_response::AlterPartitionReassignmentsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::alter_partition_reassignments_response::AlterPartitionReassignmentsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AlterPartitionReassignmentsResponse", <kafka_wire::messages::alter_partition_reassignments_response::AlterPartitionReassignmentsResponse as Fields>::FIELDS),
-                ("ReassignableTopicResponse", <kafka_wire::messages::alter_partition_reassignments_response::ReassignableTopicResponse as Fields>::FIELDS),
-                ("ReassignablePartitionResponse", <kafka_wire::messages::alter_partition_reassignments_response::ReassignablePartitionResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::list_partition_reassignments_response::ListPartitionReassignmentsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::list_partition_reassignments_response::ListPartitionReassignmentsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::list_partition_reassignments_response::ListPartitionReassignmentsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::list_partition_reassignments_response::ListPartitionReassignmentsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ListPartitionReassignmentsResponse", <kafka_wire::messages::list_partition_reassignments_response::ListPartitionReassignmentsResponse as Fields>::FIELDS),
-                ("OngoingTopicReassignment", <kafka_wire::messages::list_partition_reassignments_response::OngoingTopicReassignment as Fields>::FIELDS),
-                ("OngoingPartitionReassignment", <kafka_wire::messages::list_partition_reassignments_response::OngoingPartitionReassignment as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::offset_delete_response::OffsetDeleteResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::offset_delete_response::OffsetDeleteResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::offset_delete_response::OffsetDeleteResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::offset_delete_response::OffsetDeleteResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("OffsetDeleteResponse", <kafka_wire::messages::offset_delete_response::OffsetDeleteResponse as Fields>::FIELDS),
-                ("OffsetDeleteResponseTopic", <kafka_wire::messages::offset_delete_response::OffsetDeleteResponseTopic as Fields>::FIELDS),
-                ("OffsetDeleteResponsePartition", <kafka_wire::messages::offset_delete_response::OffsetDeleteResponsePartition as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_client_quotas_response::DescribeClientQuotasResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_client_quotas_response::DescribeClientQuotasResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_client_quotas_response::DescribeClientQuotasResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_client_quotas_response::DescribeClientQuotasResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeClientQuotasResponse", <kafka_wire::messages::describe_client_quotas_response::DescribeClientQuotasResponse as Fields>::FIELDS),
-                ("EntryData", <kafka_wire::messages::describe_client_quotas_response::EntryData as Fields>::FIELDS),
-                ("EntityData", <kafka_wire::messages::describe_client_quotas_response::EntityData as Fields>::FIELDS),
-                ("ValueData", <kafka_wire::messages::describe_client_quotas_response::ValueData as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::alter_client_quotas_response::AlterClientQuotasResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::alter_client_quotas_response::AlterClientQuotasResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::alter_client_quotas_response::AlterClientQuotasResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::alter_client_quotas_response::AlterClientQuotasResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AlterClientQuotasResponse", <kafka_wire::messages::alter_client_quotas_response::AlterClientQuotasResponse as Fields>::FIELDS),
-                ("EntryData", <kafka_wire::messages::alter_client_quotas_response::EntryData as Fields>::FIELDS),
-                ("EntityData", <kafka_wire::messages::alter_client_quotas_response::EntityData as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeUserScramCredentialsResponse", <kafka_wire::messages::describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse as Fields>::FIELDS),
-                ("DescribeUserScramCredentialsResult", <kafka_wire::messages::describe_user_scram_credentials_response::DescribeUserScramCredentialsResult as Fields>::FIELDS),
-                ("CredentialInfo", <kafka_wire::messages::describe_user_scram_credentials_response::CredentialInfo as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::alter_user_scram_credentials_response::AlterUserScramCredentialsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::alter_user_scram_credentials_response::AlterUserScramCredentialsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::alter_user_scram_credentials_response::AlterUserScramCredentialsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::alter_user_scram_credentials_response::AlterUserScramCredentialsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AlterUserScramCredentialsResponse", <kafka_wire::messages::alter_user_scram_credentials_response::AlterUserScramCredentialsResponse as Fields>::FIELDS),
-                ("AlterUserScramCredentialsResult", <kafka_wire::messages::alter_user_scram_credentials_response::AlterUserScramCredentialsResult as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::vote_response::VoteResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::vote_response::VoteResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::vote_response::VoteResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::vote_response::VoteResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("VoteResponse", <kafka_wire::messages::vote_response::VoteResponse as Fields>::FIELDS),
-                ("TopicData", <kafka_wire::messages::vote_response::TopicData as Fields>::FIELDS),
-                ("NodeEndpoint", <kafka_wire::messages::vote_response::NodeEndpoint as Fields>::FIELDS),
-                ("PartitionData", <kafka_wire::messages::vote_response::PartitionData as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::begin_quorum_epoch_response::BeginQuorumEpochResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::begin_quorum_epoch_response::BeginQuorumEpochResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::begin_quorum_epoch_response::BeginQuorumEpochResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::begin_quorum_epoch_response::BeginQuorumEpochResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("BeginQuorumEpochResponse", <kafka_wire::messages::begin_quorum_epoch_response::BeginQuorumEpochResponse as Fields>::FIELDS),
-                ("TopicData", <kafka_wire::messages::begin_quorum_epoch_response::TopicData as Fields>::FIELDS),
-                ("NodeEndpoint", <kafka_wire::messages::begin_quorum_epoch_response::NodeEndpoint as Fields>::FIELDS),
-                ("PartitionData", <kafka_wire::messages::begin_quorum_epoch_response::PartitionData as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::end_quorum_epoch_response::EndQuorumEpochResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::end_quorum_epoch_response::EndQuorumEpochResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::end_quorum_epoch_response::EndQuorumEpochResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::end_quorum_epoch_response::EndQuorumEpochResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("EndQuorumEpochResponse", <kafka_wire::messages::end_quorum_epoch_response::EndQuorumEpochResponse as Fields>::FIELDS),
-                ("TopicData", <kafka_wire::messages::end_quorum_epoch_response::TopicData as Fields>::FIELDS),
-                ("NodeEndpoint", <kafka_wire::messages::end_quorum_epoch_response::NodeEndpoint as Fields>::FIELDS),
-                ("PartitionData", <kafka_wire::messages::end_quorum_epoch_response::PartitionData as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_quorum_response::DescribeQuorumResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_quorum_response::DescribeQuorumResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_quorum_response::DescribeQuorumResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_quorum_response::DescribeQuorumResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeQuorumResponse", <kafka_wire::messages::describe_quorum_response::DescribeQuorumResponse as Fields>::FIELDS),
-                ("TopicData", <kafka_wire::messages::describe_quorum_response::TopicData as Fields>::FIELDS),
-                ("Node", <kafka_wire::messages::describe_quorum_response::Node as Fields>::FIELDS),
-                ("PartitionData", <kafka_wire::messages::describe_quorum_response::PartitionData as Fields>::FIELDS),
-                ("Listener", <kafka_wire::messages::describe_quorum_response::Listener as Fields>::FIELDS),
-                ("ReplicaState", <kafka_wire::messages::describe_quorum_response::ReplicaState as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::alter_partition_response::AlterPartitionResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::alter_partition_response::AlterPartitionResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::alter_partition_response::AlterPartitionResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::alter_partition_response::AlterPartitionResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AlterPartitionResponse", <kafka_wire::messages::alter_partition_response::AlterPartitionResponse as Fields>::FIELDS),
-                ("TopicData", <kafka_wire::messages::alter_partition_response::TopicData as Fields>::FIELDS),
-                ("PartitionData", <kafka_wire::messages::alter_partition_response::PartitionData as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::update_features_response::UpdateFeaturesResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::update_features_response::UpdateFeaturesResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::update_features_response::UpdateFeaturesResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::update_features_response::UpdateFeaturesResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("UpdateFeaturesResponse", <kafka_wire::messages::update_features_response::UpdateFeaturesResponse as Fields>::FIELDS),
-                ("UpdatableFeatureResult", <kafka_wire::messages::update_features_response::UpdatableFeatureResult as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::envelope_response::EnvelopeResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::envelope_response::EnvelopeResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::envelope_response::EnvelopeResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::envelope_response::EnvelopeResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("EnvelopeResponse", <kafka_wire::messages::envelope_response::EnvelopeResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::fetch_snapshot_response::FetchSnapshotResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::fetch_snapshot_response::FetchSnapshotResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::fetch_snapshot_response::FetchSnapshotResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::fetch_snapshot_response::FetchSnapshotResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("FetchSnapshotResponse", <kafka_wire::messages::fetch_snapshot_response::FetchSnapshotResponse as Fields>::FIELDS),
-                ("TopicSnapshot", <kafka_wire::messages::fetch_snapshot_response::TopicSnapshot as Fields>::FIELDS),
-                ("NodeEndpoint", <kafka_wire::messages::fetch_snapshot_response::NodeEndpoint as Fields>::FIELDS),
-                ("PartitionSnapshot", <kafka_wire::messages::fetch_snapshot_response::PartitionSnapshot as Fields>::FIELDS),
-                ("SnapshotId", <kafka_wire::messages::fetch_snapshot_response::SnapshotId as Fields>::FIELDS),
-                ("LeaderIdAndEpoch", <kafka_wire::messages::fetch_snapshot_response::LeaderIdAndEpoch as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_cluster_response::DescribeClusterResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_cluster_response::DescribeClusterResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_cluster_response::DescribeClusterResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_cluster_response::DescribeClusterResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeClusterResponse", <kafka_wire::messages::describe_cluster_response::DescribeClusterResponse as Fields>::FIELDS),
-                ("DescribeClusterBroker", <kafka_wire::messages::describe_cluster_response::DescribeClusterBroker as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_producers_response::DescribeProducersResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_producers_response::DescribeProducersResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_producers_response::DescribeProducersResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_producers_response::DescribeProducersResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeProducersResponse", <kafka_wire::messages::describe_producers_response::DescribeProducersResponse as Fields>::FIELDS),
-                ("TopicResponse", <kafka_wire::messages::describe_producers_response::TopicResponse as Fields>::FIELDS),
-                ("PartitionResponse", <kafka_wire::messages::describe_producers_response::PartitionResponse as Fields>::FIELDS),
-                ("ProducerState", <kafka_wire::messages::describe_producers_response::ProducerState as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::broker_registration_response::BrokerRegistrationResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::broker_registration_response::BrokerRegistrationResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::broker_registration_response::BrokerRegistrationResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::broker_registration_response::BrokerRegistrationResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("BrokerRegistrationResponse", <kafka_wire::messages::broker_registration_response::BrokerRegistrationResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::broker_heartbeat_response::BrokerHeartbeatResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::broker_heartbeat_response::BrokerHeartbeatResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::broker_heartbeat_response::BrokerHeartbeatResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::broker_heartbeat_response::BrokerHeartbeatResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("BrokerHeartbeatResponse", <kafka_wire::messages::broker_heartbeat_response::BrokerHeartbeatResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::unregister_broker_response::UnregisterBrokerResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::unregister_broker_response::UnregisterBrokerResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::unregister_broker_response::UnregisterBrokerResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::unregister_broker_response::UnregisterBrokerResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("UnregisterBrokerResponse", <kafka_wire::messages::unregister_broker_response::UnregisterBrokerResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_transactions_response::DescribeTransactionsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_transactions_response::DescribeTransactionsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_transactions_response::DescribeTransactionsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_transactions_response::DescribeTransactionsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeTransactionsResponse", <kafka_wire::messages::describe_transactions_response::DescribeTransactionsResponse as Fields>::FIELDS),
-                ("TransactionState", <kafka_wire::messages::describe_transactions_response::TransactionState as Fields>::FIELDS),
-                ("TopicData", <kafka_wire::messages::describe_transactions_response::TopicData as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::list_transactions_response::ListTransactionsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::list_transactions_response::ListTransactionsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::list_transactions_response::ListTransactionsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::list_transactions_response::ListTransactionsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ListTransactionsResponse", <kafka_wire::messages::list_transactions_response::ListTransactionsResponse as Fields>::FIELDS),
-                ("TransactionState", <kafka_wire::messages::list_transactions_response::TransactionState as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::allocate_producer_ids_response::AllocateProducerIdsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::allocate_producer_ids_response::AllocateProducerIdsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::allocate_producer_ids_response::AllocateProducerIdsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::allocate_producer_ids_response::AllocateProducerIdsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AllocateProducerIdsResponse", <kafka_wire::messages::allocate_producer_ids_response::AllocateProducerIdsResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ConsumerGroupHeartbeatResponse", <kafka_wire::messages::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse as Fields>::FIELDS),
-                ("Assignment", <kafka_wire::messages::consumer_group_heartbeat_response::Assignment as Fields>::FIELDS),
-                ("TopicPartitions", <kafka_wire::messages::consumer_group_heartbeat_response::TopicPartitions as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::consumer_group_describe_response::ConsumerGroupDescribeResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::consumer_group_describe_response::ConsumerGroupDescribeResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::consumer_group_describe_response::ConsumerGroupDescribeResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::consumer_group_describe_response::ConsumerGroupDescribeResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ConsumerGroupDescribeResponse", <kafka_wire::messages::consumer_group_describe_response::ConsumerGroupDescribeResponse as Fields>::FIELDS),
-                ("DescribedGroup", <kafka_wire::messages::consumer_group_describe_response::DescribedGroup as Fields>::FIELDS),
-                ("Member", <kafka_wire::messages::consumer_group_describe_response::Member as Fields>::FIELDS),
-                ("Assignment", <kafka_wire::messages::consumer_group_describe_response::Assignment as Fields>::FIELDS),
-                ("TopicPartitions", <kafka_wire::messages::consumer_group_describe_response::TopicPartitions as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::controller_registration_response::ControllerRegistrationResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::controller_registration_response::ControllerRegistrationResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::controller_registration_response::ControllerRegistrationResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::controller_registration_response::ControllerRegistrationResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ControllerRegistrationResponse", <kafka_wire::messages::controller_registration_response::ControllerRegistrationResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("GetTelemetrySubscriptionsResponse", <kafka_wire::messages::get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::push_telemetry_response::PushTelemetryResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::push_telemetry_response::PushTelemetryResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::push_telemetry_response::PushTelemetryResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::push_telemetry_response::PushTelemetryResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("PushTelemetryResponse", <kafka_wire::messages::push_telemetry_response::PushTelemetryResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::assign_replicas_to_dirs_response::AssignReplicasToDirsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::assign_replicas_to_dirs_response::AssignReplicasToDirsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::assign_replicas_to_dirs_response::AssignReplicasToDirsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::assign_replicas_to_dirs_response::AssignReplicasToDirsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AssignReplicasToDirsResponse", <kafka_wire::messages::assign_replicas_to_dirs_response::AssignReplicasToDirsResponse as Fields>::FIELDS),
-                ("DirectoryData", <kafka_wire::messages::assign_replicas_to_dirs_response::DirectoryData as Fields>::FIELDS),
-                ("TopicData", <kafka_wire::messages::assign_replicas_to_dirs_response::TopicData as Fields>::FIELDS),
-                ("PartitionData", <kafka_wire::messages::assign_replicas_to_dirs_response::PartitionData as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::list_config_resources_response::ListConfigResourcesResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::list_config_resources_response::ListConfigResourcesResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::list_config_resources_response::ListConfigResourcesResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::list_config_resources_response::ListConfigResourcesResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ListConfigResourcesResponse", <kafka_wire::messages::list_config_resources_response::ListConfigResourcesResponse as Fields>::FIELDS),
-                ("ConfigResource", <kafka_wire::messages::list_config_resources_response::ConfigResource as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_topic_partitions_response::DescribeTopicPartitionsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_topic_partitions_response::DescribeTopicPartitionsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_topic_partitions_response::DescribeTopicPartitionsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_topic_partitions_response::DescribeTopicPartitionsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeTopicPartitionsResponse", <kafka_wire::messages::describe_topic_partitions_response::DescribeTopicPartitionsResponse as Fields>::FIELDS),
-                ("DescribeTopicPartitionsResponseTopic", <kafka_wire::messages::describe_topic_partitions_response::DescribeTopicPartitionsResponseTopic as Fields>::FIELDS),
-                ("Cursor", <kafka_wire::messages::describe_topic_partitions_response::Cursor as Fields>::FIELDS),
-                ("DescribeTopicPartitionsResponsePartition", <kafka_wire::messages::describe_topic_partitions_response::DescribeTopicPartitionsResponsePartition as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::share_group_heartbeat_response::ShareGroupHeartbeatResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::share_group_heartbeat_response::ShareGroupHeartbeatResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::share_group_heartbeat_response::ShareGroupHeartbeatResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::share_group_heartbeat_response::ShareGroupHeartbeatResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ShareGroupHeartbeatResponse", <kafka_wire::messages::share_group_heartbeat_response::ShareGroupHeartbeatResponse as Fields>::FIELDS),
-                ("Assignment", <kafka_wire::messages::share_group_heartbeat_response::Assignment as Fields>::FIELDS),
-                ("TopicPartitions", <kafka_wire::messages::share_group_heartbeat_response::TopicPartitions as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::share_group_describe_response::ShareGroupDescribeResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::share_group_describe_response::ShareGroupDescribeResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::share_group_describe_response::ShareGroupDescribeResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::share_group_describe_response::ShareGroupDescribeResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ShareGroupDescribeResponse", <kafka_wire::messages::share_group_describe_response::ShareGroupDescribeResponse as Fields>::FIELDS),
-                ("DescribedGroup", <kafka_wire::messages::share_group_describe_response::DescribedGroup as Fields>::FIELDS),
-                ("Member", <kafka_wire::messages::share_group_describe_response::Member as Fields>::FIELDS),
-                ("Assignment", <kafka_wire::messages::share_group_describe_response::Assignment as Fields>::FIELDS),
-                ("TopicPartitions", <kafka_wire::messages::share_group_describe_response::TopicPartitions as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::share_fetch_response::ShareFetchResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::share_fetch_response::ShareFetchResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::share_fetch_response::ShareFetchResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::share_fetch_response::ShareFetchResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ShareFetchResponse", <kafka_wire::messages::share_fetch_response::ShareFetchResponse as Fields>::FIELDS),
-                ("ShareFetchableTopicResponse", <kafka_wire::messages::share_fetch_response::ShareFetchableTopicResponse as Fields>::FIELDS),
-                ("NodeEndpoint", <kafka_wire::messages::share_fetch_response::NodeEndpoint as Fields>::FIELDS),
-                ("PartitionData", <kafka_wire::messages::share_fetch_response::PartitionData as Fields>::FIELDS),
-                ("LeaderIdAndEpoch", <kafka_wire::messages::share_fetch_response::LeaderIdAndEpoch as Fields>::FIELDS),
-                ("AcquiredRecords", <kafka_wire::messages::share_fetch_response::AcquiredRecords as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::share_acknowledge_response::ShareAcknowledgeResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::share_acknowledge_response::ShareAcknowledgeResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::share_acknowledge_response::ShareAcknowledgeResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::share_acknowledge_response::ShareAcknowledgeResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ShareAcknowledgeResponse", <kafka_wire::messages::share_acknowledge_response::ShareAcknowledgeResponse as Fields>::FIELDS),
-                ("ShareAcknowledgeTopicResponse", <kafka_wire::messages::share_acknowledge_response::ShareAcknowledgeTopicResponse as Fields>::FIELDS),
-                ("NodeEndpoint", <kafka_wire::messages::share_acknowledge_response::NodeEndpoint as Fields>::FIELDS),
-                ("PartitionData", <kafka_wire::messages::share_acknowledge_response::PartitionData as Fields>::FIELDS),
-                ("LeaderIdAndEpoch", <kafka_wire::messages::share_acknowledge_response::LeaderIdAndEpoch as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::add_raft_voter_response::AddRaftVoterResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::add_raft_voter_response::AddRaftVoterResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::add_raft_voter_response::AddRaftVoterResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::add_raft_voter_response::AddRaftVoterResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AddRaftVoterResponse", <kafka_wire::messages::add_raft_voter_response::AddRaftVoterResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::remove_raft_voter_response::RemoveRaftVoterResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::remove_raft_voter_response::RemoveRaftVoterResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::remove_raft_voter_response::RemoveRaftVoterResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::remove_raft_voter_response::RemoveRaftVoterResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("RemoveRaftVoterResponse", <kafka_wire::messages::remove_raft_voter_response::RemoveRaftVoterResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::update_raft_voter_response::UpdateRaftVoterResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::update_raft_voter_response::UpdateRaftVoterResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::update_raft_voter_response::UpdateRaftVoterResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::update_raft_voter_response::UpdateRaftVoterResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("UpdateRaftVoterResponse", <kafka_wire::messages::update_raft_voter_response::UpdateRaftVoterResponse as Fields>::FIELDS),
-                ("CurrentLeader", <kafka_wire::messages::update_raft_voter_response::CurrentLeader as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::initialize_share_group_state_response::InitializeShareGroupStateResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::initialize_share_group_state_response::InitializeShareGroupStateResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::initialize_share_group_state_response::InitializeShareGroupStateResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::initialize_share_group_state_response::InitializeShareGroupStateResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("InitializeShareGroupStateResponse", <kafka_wire::messages::initialize_share_group_state_response::InitializeShareGroupStateResponse as Fields>::FIELDS),
-                ("InitializeStateResult", <kafka_wire::messages::initialize_share_group_state_response::InitializeStateResult as Fields>::FIELDS),
-                ("PartitionResult", <kafka_wire::messages::initialize_share_group_state_response::PartitionResult as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::read_share_group_state_response::ReadShareGroupStateResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::read_share_group_state_response::ReadShareGroupStateResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::read_share_group_state_response::ReadShareGroupStateResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::read_share_group_state_response::ReadShareGroupStateResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ReadShareGroupStateResponse", <kafka_wire::messages::read_share_group_state_response::ReadShareGroupStateResponse as Fields>::FIELDS),
-                ("ReadStateResult", <kafka_wire::messages::read_share_group_state_response::ReadStateResult as Fields>::FIELDS),
-                ("PartitionResult", <kafka_wire::messages::read_share_group_state_response::PartitionResult as Fields>::FIELDS),
-                ("StateBatch", <kafka_wire::messages::read_share_group_state_response::StateBatch as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::write_share_group_state_response::WriteShareGroupStateResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::write_share_group_state_response::WriteShareGroupStateResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::write_share_group_state_response::WriteShareGroupStateResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::write_share_group_state_response::WriteShareGroupStateResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("WriteShareGroupStateResponse", <kafka_wire::messages::write_share_group_state_response::WriteShareGroupStateResponse as Fields>::FIELDS),
-                ("WriteStateResult", <kafka_wire::messages::write_share_group_state_response::WriteStateResult as Fields>::FIELDS),
-                ("PartitionResult", <kafka_wire::messages::write_share_group_state_response::PartitionResult as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::delete_share_group_state_response::DeleteShareGroupStateResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::delete_share_group_state_response::DeleteShareGroupStateResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::delete_share_group_state_response::DeleteShareGroupStateResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::delete_share_group_state_response::DeleteShareGroupStateResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DeleteShareGroupStateResponse", <kafka_wire::messages::delete_share_group_state_response::DeleteShareGroupStateResponse as Fields>::FIELDS),
-                ("DeleteStateResult", <kafka_wire::messages::delete_share_group_state_response::DeleteStateResult as Fields>::FIELDS),
-                ("PartitionResult", <kafka_wire::messages::delete_share_group_state_response::PartitionResult as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("ReadShareGroupStateSummaryResponse", <kafka_wire::messages::read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse as Fields>::FIELDS),
-                ("ReadStateSummaryResult", <kafka_wire::messages::read_share_group_state_summary_response::ReadStateSummaryResult as Fields>::FIELDS),
-                ("PartitionResult", <kafka_wire::messages::read_share_group_state_summary_response::PartitionResult as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("StreamsGroupHeartbeatResponse", <kafka_wire::messages::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse as Fields>::FIELDS),
-                ("Status", <kafka_wire::messages::streams_group_heartbeat_response::Status as Fields>::FIELDS),
-                ("TaskIds", <kafka_wire::messages::streams_group_heartbeat_response::TaskIds as Fields>::FIELDS),
-                ("EndpointToPartitions", <kafka_wire::messages::streams_group_heartbeat_response::EndpointToPartitions as Fields>::FIELDS),
-                ("Endpoint", <kafka_wire::messages::streams_group_heartbeat_response::Endpoint as Fields>::FIELDS),
-                ("TopicPartition", <kafka_wire::messages::streams_group_heartbeat_response::TopicPartition as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::streams_group_describe_response::StreamsGroupDescribeResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::streams_group_describe_response::StreamsGroupDescribeResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::streams_group_describe_response::StreamsGroupDescribeResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::streams_group_describe_response::StreamsGroupDescribeResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("StreamsGroupDescribeResponse", <kafka_wire::messages::streams_group_describe_response::StreamsGroupDescribeResponse as Fields>::FIELDS),
-                ("DescribedGroup", <kafka_wire::messages::streams_group_describe_response::DescribedGroup as Fields>::FIELDS),
-                ("Topology", <kafka_wire::messages::streams_group_describe_response::Topology as Fields>::FIELDS),
-                ("Member", <kafka_wire::messages::streams_group_describe_response::Member as Fields>::FIELDS),
-                ("TopologyDescription", <kafka_wire::messages::streams_group_describe_response::TopologyDescription as Fields>::FIELDS),
-                ("Subtopology", <kafka_wire::messages::streams_group_describe_response::Subtopology as Fields>::FIELDS),
-                ("Endpoint", <kafka_wire::messages::streams_group_describe_response::Endpoint as Fields>::FIELDS),
-                ("KeyValue", <kafka_wire::messages::streams_group_describe_response::KeyValue as Fields>::FIELDS),
-                ("TaskOffset", <kafka_wire::messages::streams_group_describe_response::TaskOffset as Fields>::FIELDS),
-                ("Assignment", <kafka_wire::messages::streams_group_describe_response::Assignment as Fields>::FIELDS),
-                ("TopologyDescriptionSubtopology", <kafka_wire::messages::streams_group_describe_response::TopologyDescriptionSubtopology as Fields>::FIELDS),
-                ("TopologyDescriptionGlobalStore", <kafka_wire::messages::streams_group_describe_response::TopologyDescriptionGlobalStore as Fields>::FIELDS),
-                ("TopicInfo", <kafka_wire::messages::streams_group_describe_response::TopicInfo as Fields>::FIELDS),
-                ("TaskIds", <kafka_wire::messages::streams_group_describe_response::TaskIds as Fields>::FIELDS),
-                ("TopologyDescriptionNode", <kafka_wire::messages::streams_group_describe_response::TopologyDescriptionNode as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DescribeShareGroupOffsetsResponse", <kafka_wire::messages::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse as Fields>::FIELDS),
-                ("DescribeShareGroupOffsetsResponseGroup", <kafka_wire::messages::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponseGroup as Fields>::FIELDS),
-                ("DescribeShareGroupOffsetsResponseTopic", <kafka_wire::messages::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponseTopic as Fields>::FIELDS),
-                ("DescribeShareGroupOffsetsResponsePartition", <kafka_wire::messages::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponsePartition as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::alter_share_group_offsets_response::AlterShareGroupOffsetsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::alter_share_group_offsets_response::AlterShareGroupOffsetsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::alter_share_group_offsets_response::AlterShareGroupOffsetsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::alter_share_group_offsets_response::AlterShareGroupOffsetsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("AlterShareGroupOffsetsResponse", <kafka_wire::messages::alter_share_group_offsets_response::AlterShareGroupOffsetsResponse as Fields>::FIELDS),
-                ("AlterShareGroupOffsetsResponseTopic", <kafka_wire::messages::alter_share_group_offsets_response::AlterShareGroupOffsetsResponseTopic as Fields>::FIELDS),
-                ("AlterShareGroupOffsetsResponsePartition", <kafka_wire::messages::alter_share_group_offsets_response::AlterShareGroupOffsetsResponsePartition as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("DeleteShareGroupOffsetsResponse", <kafka_wire::messages::delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse as Fields>::FIELDS),
-                ("DeleteShareGroupOffsetsResponseTopic", <kafka_wire::messages::delete_share_group_offsets_response::DeleteShareGroupOffsetsResponseTopic as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("StreamsGroupTopologyDescriptionUpdateResponse", <kafka_wire::messages::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse as Fields>::FIELDS),
-            ],
-        },
-        Declared {
-            name: <kafka_wire::messages::unregister_controller_response::UnregisterControllerResponse as Message>::NAME,
-            api_key: Some(<kafka_wire::messages::unregister_controller_response::UnregisterControllerResponse as ApiMessage>::API_KEY),
-            versions: <kafka_wire::messages::unregister_controller_response::UnregisterControllerResponse as Message>::VERSIONS,
-            flexible: <kafka_wire::messages::unregister_controller_response::UnregisterControllerResponse as Message>::FLEXIBLE_VERSIONS,
-            structs: vec![
-                ("UnregisterControllerResponse", <kafka_wire::messages::unregister_controller_response::UnregisterControllerResponse as Fields>::FIELDS),
-            ],
-        },
-    ]
+            versions: <voters_record::VotersRecord as Message>::VERSIONS,
+            flexible: <voters_record::VotersRecord as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                ("VotersRecord", <voters_record::VotersRecord as Fields>::FIELDS),
+                ("Voter", <voters_record::Voter as Fields>::FIELDS),
+                ("Endpoint", <voters_record::Endpoint as Fields>::FIELDS),
+                (
+                    "KRaftVersionFeature",
+                    <voters_record::KRaftVersionFeature as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <produce_request::ProduceRequest as Message>::NAME,
+            api_key: Some(<produce_request::ProduceRequest as ApiMessage>::API_KEY),
+            versions: <produce_request::ProduceRequest as Message>::VERSIONS,
+            flexible: <produce_request::ProduceRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                ("ProduceRequest", <produce_request::ProduceRequest as Fields>::FIELDS),
+                (
+                    "TopicProduceData",
+                    <produce_request::TopicProduceData as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionProduceData",
+                    <produce_request::PartitionProduceData as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <fetch_request::FetchRequest as Message>::NAME,
+            api_key: Some(<fetch_request::FetchRequest as ApiMessage>::API_KEY),
+            versions: <fetch_request::FetchRequest as Message>::VERSIONS,
+            flexible: <fetch_request::FetchRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                ("FetchRequest", <fetch_request::FetchRequest as Fields>::FIELDS),
+                ("ReplicaState", <fetch_request::ReplicaState as Fields>::FIELDS),
+                ("FetchTopic", <fetch_request::FetchTopic as Fields>::FIELDS),
+                ("ForgottenTopic", <fetch_request::ForgottenTopic as Fields>::FIELDS),
+                ("FetchPartition", <fetch_request::FetchPartition as Fields>::FIELDS),
+            ]),
+        },
+        Declared {
+            name: <list_offsets_request::ListOffsetsRequest as Message>::NAME,
+            api_key: Some(
+                <list_offsets_request::ListOffsetsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <list_offsets_request::ListOffsetsRequest as Message>::VERSIONS,
+            flexible: <list_offsets_request::ListOffsetsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ListOffsetsRequest",
+                    <list_offsets_request::ListOffsetsRequest as Fields>::FIELDS,
+                ),
+                (
+                    "ListOffsetsTopic",
+                    <list_offsets_request::ListOffsetsTopic as Fields>::FIELDS,
+                ),
+                (
+                    "ListOffsetsPartition",
+                    <list_offsets_request::ListOffsetsPartition as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <metadata_request::MetadataRequest as Message>::NAME,
+            api_key: Some(<metadata_request::MetadataRequest as ApiMessage>::API_KEY),
+            versions: <metadata_request::MetadataRequest as Message>::VERSIONS,
+            flexible: <metadata_request::MetadataRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "MetadataRequest",
+                    <metadata_request::MetadataRequest as Fields>::FIELDS,
+                ),
+                (
+                    "MetadataRequestTopic",
+                    <metadata_request::MetadataRequestTopic as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <leader_and_isr_request::LeaderAndIsrRequest as Message>::NAME,
+            api_key: Some(
+                <leader_and_isr_request::LeaderAndIsrRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <leader_and_isr_request::LeaderAndIsrRequest as Message>::VERSIONS,
+            flexible: <leader_and_isr_request::LeaderAndIsrRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "LeaderAndIsrRequest",
+                    <leader_and_isr_request::LeaderAndIsrRequest as Fields>::FIELDS,
+                ),
+                (
+                    "LeaderAndIsrPartitionState",
+                    <leader_and_isr_request::LeaderAndIsrPartitionState as Fields>::FIELDS,
+                ),
+                (
+                    "LeaderAndIsrTopicState",
+                    <leader_and_isr_request::LeaderAndIsrTopicState as Fields>::FIELDS,
+                ),
+                (
+                    "LeaderAndIsrLiveLeader",
+                    <leader_and_isr_request::LeaderAndIsrLiveLeader as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <stop_replica_request::StopReplicaRequest as Message>::NAME,
+            api_key: Some(
+                <stop_replica_request::StopReplicaRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <stop_replica_request::StopReplicaRequest as Message>::VERSIONS,
+            flexible: <stop_replica_request::StopReplicaRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "StopReplicaRequest",
+                    <stop_replica_request::StopReplicaRequest as Fields>::FIELDS,
+                ),
+                (
+                    "StopReplicaPartitionV0",
+                    <stop_replica_request::StopReplicaPartitionV0 as Fields>::FIELDS,
+                ),
+                (
+                    "StopReplicaTopicV1",
+                    <stop_replica_request::StopReplicaTopicV1 as Fields>::FIELDS,
+                ),
+                (
+                    "StopReplicaTopicState",
+                    <stop_replica_request::StopReplicaTopicState as Fields>::FIELDS,
+                ),
+                (
+                    "StopReplicaPartitionState",
+                    <stop_replica_request::StopReplicaPartitionState as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <update_metadata_request::UpdateMetadataRequest as Message>::NAME,
+            api_key: Some(
+                <update_metadata_request::UpdateMetadataRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <update_metadata_request::UpdateMetadataRequest as Message>::VERSIONS,
+            flexible: <update_metadata_request::UpdateMetadataRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "UpdateMetadataRequest",
+                    <update_metadata_request::UpdateMetadataRequest as Fields>::FIELDS,
+                ),
+                (
+                    "UpdateMetadataPartitionState",
+                    <update_metadata_request::UpdateMetadataPartitionState as Fields>::FIELDS,
+                ),
+                (
+                    "UpdateMetadataTopicState",
+                    <update_metadata_request::UpdateMetadataTopicState as Fields>::FIELDS,
+                ),
+                (
+                    "UpdateMetadataBroker",
+                    <update_metadata_request::UpdateMetadataBroker as Fields>::FIELDS,
+                ),
+                (
+                    "UpdateMetadataEndpoint",
+                    <update_metadata_request::UpdateMetadataEndpoint as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <controlled_shutdown_request::ControlledShutdownRequest as Message>::NAME,
+            api_key: Some(
+                <controlled_shutdown_request::ControlledShutdownRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <controlled_shutdown_request::ControlledShutdownRequest as Message>::VERSIONS,
+            flexible: <controlled_shutdown_request::ControlledShutdownRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ControlledShutdownRequest",
+                    <controlled_shutdown_request::ControlledShutdownRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <offset_commit_request::OffsetCommitRequest as Message>::NAME,
+            api_key: Some(
+                <offset_commit_request::OffsetCommitRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <offset_commit_request::OffsetCommitRequest as Message>::VERSIONS,
+            flexible: <offset_commit_request::OffsetCommitRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "OffsetCommitRequest",
+                    <offset_commit_request::OffsetCommitRequest as Fields>::FIELDS,
+                ),
+                (
+                    "OffsetCommitRequestTopic",
+                    <offset_commit_request::OffsetCommitRequestTopic as Fields>::FIELDS,
+                ),
+                (
+                    "OffsetCommitRequestPartition",
+                    <offset_commit_request::OffsetCommitRequestPartition as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <offset_fetch_request::OffsetFetchRequest as Message>::NAME,
+            api_key: Some(
+                <offset_fetch_request::OffsetFetchRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <offset_fetch_request::OffsetFetchRequest as Message>::VERSIONS,
+            flexible: <offset_fetch_request::OffsetFetchRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "OffsetFetchRequest",
+                    <offset_fetch_request::OffsetFetchRequest as Fields>::FIELDS,
+                ),
+                (
+                    "OffsetFetchRequestTopic",
+                    <offset_fetch_request::OffsetFetchRequestTopic as Fields>::FIELDS,
+                ),
+                (
+                    "OffsetFetchRequestGroup",
+                    <offset_fetch_request::OffsetFetchRequestGroup as Fields>::FIELDS,
+                ),
+                (
+                    "OffsetFetchRequestTopics",
+                    <offset_fetch_request::OffsetFetchRequestTopics as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <find_coordinator_request::FindCoordinatorRequest as Message>::NAME,
+            api_key: Some(
+                <find_coordinator_request::FindCoordinatorRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <find_coordinator_request::FindCoordinatorRequest as Message>::VERSIONS,
+            flexible: <find_coordinator_request::FindCoordinatorRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "FindCoordinatorRequest",
+                    <find_coordinator_request::FindCoordinatorRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <join_group_request::JoinGroupRequest as Message>::NAME,
+            api_key: Some(<join_group_request::JoinGroupRequest as ApiMessage>::API_KEY),
+            versions: <join_group_request::JoinGroupRequest as Message>::VERSIONS,
+            flexible: <join_group_request::JoinGroupRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "JoinGroupRequest",
+                    <join_group_request::JoinGroupRequest as Fields>::FIELDS,
+                ),
+                (
+                    "JoinGroupRequestProtocol",
+                    <join_group_request::JoinGroupRequestProtocol as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <heartbeat_request::HeartbeatRequest as Message>::NAME,
+            api_key: Some(<heartbeat_request::HeartbeatRequest as ApiMessage>::API_KEY),
+            versions: <heartbeat_request::HeartbeatRequest as Message>::VERSIONS,
+            flexible: <heartbeat_request::HeartbeatRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "HeartbeatRequest",
+                    <heartbeat_request::HeartbeatRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <leave_group_request::LeaveGroupRequest as Message>::NAME,
+            api_key: Some(
+                <leave_group_request::LeaveGroupRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <leave_group_request::LeaveGroupRequest as Message>::VERSIONS,
+            flexible: <leave_group_request::LeaveGroupRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "LeaveGroupRequest",
+                    <leave_group_request::LeaveGroupRequest as Fields>::FIELDS,
+                ),
+                (
+                    "MemberIdentity",
+                    <leave_group_request::MemberIdentity as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <sync_group_request::SyncGroupRequest as Message>::NAME,
+            api_key: Some(<sync_group_request::SyncGroupRequest as ApiMessage>::API_KEY),
+            versions: <sync_group_request::SyncGroupRequest as Message>::VERSIONS,
+            flexible: <sync_group_request::SyncGroupRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "SyncGroupRequest",
+                    <sync_group_request::SyncGroupRequest as Fields>::FIELDS,
+                ),
+                (
+                    "SyncGroupRequestAssignment",
+                    <sync_group_request::SyncGroupRequestAssignment as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_groups_request::DescribeGroupsRequest as Message>::NAME,
+            api_key: Some(
+                <describe_groups_request::DescribeGroupsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_groups_request::DescribeGroupsRequest as Message>::VERSIONS,
+            flexible: <describe_groups_request::DescribeGroupsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeGroupsRequest",
+                    <describe_groups_request::DescribeGroupsRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <list_groups_request::ListGroupsRequest as Message>::NAME,
+            api_key: Some(
+                <list_groups_request::ListGroupsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <list_groups_request::ListGroupsRequest as Message>::VERSIONS,
+            flexible: <list_groups_request::ListGroupsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ListGroupsRequest",
+                    <list_groups_request::ListGroupsRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <sasl_handshake_request::SaslHandshakeRequest as Message>::NAME,
+            api_key: Some(
+                <sasl_handshake_request::SaslHandshakeRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <sasl_handshake_request::SaslHandshakeRequest as Message>::VERSIONS,
+            flexible: <sasl_handshake_request::SaslHandshakeRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "SaslHandshakeRequest",
+                    <sasl_handshake_request::SaslHandshakeRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <api_versions_request::ApiVersionsRequest as Message>::NAME,
+            api_key: Some(
+                <api_versions_request::ApiVersionsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <api_versions_request::ApiVersionsRequest as Message>::VERSIONS,
+            flexible: <api_versions_request::ApiVersionsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ApiVersionsRequest",
+                    <api_versions_request::ApiVersionsRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <create_topics_request::CreateTopicsRequest as Message>::NAME,
+            api_key: Some(
+                <create_topics_request::CreateTopicsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <create_topics_request::CreateTopicsRequest as Message>::VERSIONS,
+            flexible: <create_topics_request::CreateTopicsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "CreateTopicsRequest",
+                    <create_topics_request::CreateTopicsRequest as Fields>::FIELDS,
+                ),
+                (
+                    "CreatableTopic",
+                    <create_topics_request::CreatableTopic as Fields>::FIELDS,
+                ),
+                (
+                    "CreatableReplicaAssignment",
+                    <create_topics_request::CreatableReplicaAssignment as Fields>::FIELDS,
+                ),
+                (
+                    "CreatableTopicConfig",
+                    <create_topics_request::CreatableTopicConfig as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <delete_topics_request::DeleteTopicsRequest as Message>::NAME,
+            api_key: Some(
+                <delete_topics_request::DeleteTopicsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <delete_topics_request::DeleteTopicsRequest as Message>::VERSIONS,
+            flexible: <delete_topics_request::DeleteTopicsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DeleteTopicsRequest",
+                    <delete_topics_request::DeleteTopicsRequest as Fields>::FIELDS,
+                ),
+                (
+                    "DeleteTopicState",
+                    <delete_topics_request::DeleteTopicState as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <delete_records_request::DeleteRecordsRequest as Message>::NAME,
+            api_key: Some(
+                <delete_records_request::DeleteRecordsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <delete_records_request::DeleteRecordsRequest as Message>::VERSIONS,
+            flexible: <delete_records_request::DeleteRecordsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DeleteRecordsRequest",
+                    <delete_records_request::DeleteRecordsRequest as Fields>::FIELDS,
+                ),
+                (
+                    "DeleteRecordsTopic",
+                    <delete_records_request::DeleteRecordsTopic as Fields>::FIELDS,
+                ),
+                (
+                    "DeleteRecordsPartition",
+                    <delete_records_request::DeleteRecordsPartition as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <init_producer_id_request::InitProducerIdRequest as Message>::NAME,
+            api_key: Some(
+                <init_producer_id_request::InitProducerIdRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <init_producer_id_request::InitProducerIdRequest as Message>::VERSIONS,
+            flexible: <init_producer_id_request::InitProducerIdRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "InitProducerIdRequest",
+                    <init_producer_id_request::InitProducerIdRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <offset_for_leader_epoch_request::OffsetForLeaderEpochRequest as Message>::NAME,
+            api_key: Some(
+                <offset_for_leader_epoch_request::OffsetForLeaderEpochRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <offset_for_leader_epoch_request::OffsetForLeaderEpochRequest as Message>::VERSIONS,
+            flexible: <offset_for_leader_epoch_request::OffsetForLeaderEpochRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "OffsetForLeaderEpochRequest",
+                    <offset_for_leader_epoch_request::OffsetForLeaderEpochRequest as Fields>::FIELDS,
+                ),
+                (
+                    "OffsetForLeaderTopic",
+                    <offset_for_leader_epoch_request::OffsetForLeaderTopic as Fields>::FIELDS,
+                ),
+                (
+                    "OffsetForLeaderPartition",
+                    <offset_for_leader_epoch_request::OffsetForLeaderPartition as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <add_partitions_to_txn_request::AddPartitionsToTxnRequest as Message>::NAME,
+            api_key: Some(
+                <add_partitions_to_txn_request::AddPartitionsToTxnRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <add_partitions_to_txn_request::AddPartitionsToTxnRequest as Message>::VERSIONS,
+            flexible: <add_partitions_to_txn_request::AddPartitionsToTxnRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AddPartitionsToTxnRequest",
+                    <add_partitions_to_txn_request::AddPartitionsToTxnRequest as Fields>::FIELDS,
+                ),
+                (
+                    "AddPartitionsToTxnTopic",
+                    <add_partitions_to_txn_request::AddPartitionsToTxnTopic as Fields>::FIELDS,
+                ),
+                (
+                    "AddPartitionsToTxnTransaction",
+                    <add_partitions_to_txn_request::AddPartitionsToTxnTransaction as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <add_offsets_to_txn_request::AddOffsetsToTxnRequest as Message>::NAME,
+            api_key: Some(
+                <add_offsets_to_txn_request::AddOffsetsToTxnRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <add_offsets_to_txn_request::AddOffsetsToTxnRequest as Message>::VERSIONS,
+            flexible: <add_offsets_to_txn_request::AddOffsetsToTxnRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AddOffsetsToTxnRequest",
+                    <add_offsets_to_txn_request::AddOffsetsToTxnRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <end_txn_request::EndTxnRequest as Message>::NAME,
+            api_key: Some(<end_txn_request::EndTxnRequest as ApiMessage>::API_KEY),
+            versions: <end_txn_request::EndTxnRequest as Message>::VERSIONS,
+            flexible: <end_txn_request::EndTxnRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                ("EndTxnRequest", <end_txn_request::EndTxnRequest as Fields>::FIELDS),
+            ]),
+        },
+        Declared {
+            name: <write_txn_markers_request::WriteTxnMarkersRequest as Message>::NAME,
+            api_key: Some(
+                <write_txn_markers_request::WriteTxnMarkersRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <write_txn_markers_request::WriteTxnMarkersRequest as Message>::VERSIONS,
+            flexible: <write_txn_markers_request::WriteTxnMarkersRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "WriteTxnMarkersRequest",
+                    <write_txn_markers_request::WriteTxnMarkersRequest as Fields>::FIELDS,
+                ),
+                (
+                    "WritableTxnMarker",
+                    <write_txn_markers_request::WritableTxnMarker as Fields>::FIELDS,
+                ),
+                (
+                    "WritableTxnMarkerTopic",
+                    <write_txn_markers_request::WritableTxnMarkerTopic as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <txn_offset_commit_request::TxnOffsetCommitRequest as Message>::NAME,
+            api_key: Some(
+                <txn_offset_commit_request::TxnOffsetCommitRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <txn_offset_commit_request::TxnOffsetCommitRequest as Message>::VERSIONS,
+            flexible: <txn_offset_commit_request::TxnOffsetCommitRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "TxnOffsetCommitRequest",
+                    <txn_offset_commit_request::TxnOffsetCommitRequest as Fields>::FIELDS,
+                ),
+                (
+                    "TxnOffsetCommitRequestTopic",
+                    <txn_offset_commit_request::TxnOffsetCommitRequestTopic as Fields>::FIELDS,
+                ),
+                (
+                    "TxnOffsetCommitRequestPartition",
+                    <txn_offset_commit_request::TxnOffsetCommitRequestPartition as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_acls_request::DescribeAclsRequest as Message>::NAME,
+            api_key: Some(
+                <describe_acls_request::DescribeAclsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_acls_request::DescribeAclsRequest as Message>::VERSIONS,
+            flexible: <describe_acls_request::DescribeAclsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeAclsRequest",
+                    <describe_acls_request::DescribeAclsRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <create_acls_request::CreateAclsRequest as Message>::NAME,
+            api_key: Some(
+                <create_acls_request::CreateAclsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <create_acls_request::CreateAclsRequest as Message>::VERSIONS,
+            flexible: <create_acls_request::CreateAclsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "CreateAclsRequest",
+                    <create_acls_request::CreateAclsRequest as Fields>::FIELDS,
+                ),
+                ("AclCreation", <create_acls_request::AclCreation as Fields>::FIELDS),
+            ]),
+        },
+        Declared {
+            name: <delete_acls_request::DeleteAclsRequest as Message>::NAME,
+            api_key: Some(
+                <delete_acls_request::DeleteAclsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <delete_acls_request::DeleteAclsRequest as Message>::VERSIONS,
+            flexible: <delete_acls_request::DeleteAclsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DeleteAclsRequest",
+                    <delete_acls_request::DeleteAclsRequest as Fields>::FIELDS,
+                ),
+                (
+                    "DeleteAclsFilter",
+                    <delete_acls_request::DeleteAclsFilter as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_configs_request::DescribeConfigsRequest as Message>::NAME,
+            api_key: Some(
+                <describe_configs_request::DescribeConfigsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_configs_request::DescribeConfigsRequest as Message>::VERSIONS,
+            flexible: <describe_configs_request::DescribeConfigsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeConfigsRequest",
+                    <describe_configs_request::DescribeConfigsRequest as Fields>::FIELDS,
+                ),
+                (
+                    "DescribeConfigsResource",
+                    <describe_configs_request::DescribeConfigsResource as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <alter_configs_request::AlterConfigsRequest as Message>::NAME,
+            api_key: Some(
+                <alter_configs_request::AlterConfigsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <alter_configs_request::AlterConfigsRequest as Message>::VERSIONS,
+            flexible: <alter_configs_request::AlterConfigsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AlterConfigsRequest",
+                    <alter_configs_request::AlterConfigsRequest as Fields>::FIELDS,
+                ),
+                (
+                    "AlterConfigsResource",
+                    <alter_configs_request::AlterConfigsResource as Fields>::FIELDS,
+                ),
+                (
+                    "AlterableConfig",
+                    <alter_configs_request::AlterableConfig as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <alter_replica_log_dirs_request::AlterReplicaLogDirsRequest as Message>::NAME,
+            api_key: Some(
+                <alter_replica_log_dirs_request::AlterReplicaLogDirsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <alter_replica_log_dirs_request::AlterReplicaLogDirsRequest as Message>::VERSIONS,
+            flexible: <alter_replica_log_dirs_request::AlterReplicaLogDirsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AlterReplicaLogDirsRequest",
+                    <alter_replica_log_dirs_request::AlterReplicaLogDirsRequest as Fields>::FIELDS,
+                ),
+                (
+                    "AlterReplicaLogDir",
+                    <alter_replica_log_dirs_request::AlterReplicaLogDir as Fields>::FIELDS,
+                ),
+                (
+                    "AlterReplicaLogDirTopic",
+                    <alter_replica_log_dirs_request::AlterReplicaLogDirTopic as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_log_dirs_request::DescribeLogDirsRequest as Message>::NAME,
+            api_key: Some(
+                <describe_log_dirs_request::DescribeLogDirsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_log_dirs_request::DescribeLogDirsRequest as Message>::VERSIONS,
+            flexible: <describe_log_dirs_request::DescribeLogDirsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeLogDirsRequest",
+                    <describe_log_dirs_request::DescribeLogDirsRequest as Fields>::FIELDS,
+                ),
+                (
+                    "DescribableLogDirTopic",
+                    <describe_log_dirs_request::DescribableLogDirTopic as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <sasl_authenticate_request::SaslAuthenticateRequest as Message>::NAME,
+            api_key: Some(
+                <sasl_authenticate_request::SaslAuthenticateRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <sasl_authenticate_request::SaslAuthenticateRequest as Message>::VERSIONS,
+            flexible: <sasl_authenticate_request::SaslAuthenticateRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "SaslAuthenticateRequest",
+                    <sasl_authenticate_request::SaslAuthenticateRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <create_partitions_request::CreatePartitionsRequest as Message>::NAME,
+            api_key: Some(
+                <create_partitions_request::CreatePartitionsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <create_partitions_request::CreatePartitionsRequest as Message>::VERSIONS,
+            flexible: <create_partitions_request::CreatePartitionsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "CreatePartitionsRequest",
+                    <create_partitions_request::CreatePartitionsRequest as Fields>::FIELDS,
+                ),
+                (
+                    "CreatePartitionsTopic",
+                    <create_partitions_request::CreatePartitionsTopic as Fields>::FIELDS,
+                ),
+                (
+                    "CreatePartitionsAssignment",
+                    <create_partitions_request::CreatePartitionsAssignment as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <create_delegation_token_request::CreateDelegationTokenRequest as Message>::NAME,
+            api_key: Some(
+                <create_delegation_token_request::CreateDelegationTokenRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <create_delegation_token_request::CreateDelegationTokenRequest as Message>::VERSIONS,
+            flexible: <create_delegation_token_request::CreateDelegationTokenRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "CreateDelegationTokenRequest",
+                    <create_delegation_token_request::CreateDelegationTokenRequest as Fields>::FIELDS,
+                ),
+                (
+                    "CreatableRenewers",
+                    <create_delegation_token_request::CreatableRenewers as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <renew_delegation_token_request::RenewDelegationTokenRequest as Message>::NAME,
+            api_key: Some(
+                <renew_delegation_token_request::RenewDelegationTokenRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <renew_delegation_token_request::RenewDelegationTokenRequest as Message>::VERSIONS,
+            flexible: <renew_delegation_token_request::RenewDelegationTokenRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "RenewDelegationTokenRequest",
+                    <renew_delegation_token_request::RenewDelegationTokenRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <expire_delegation_token_request::ExpireDelegationTokenRequest as Message>::NAME,
+            api_key: Some(
+                <expire_delegation_token_request::ExpireDelegationTokenRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <expire_delegation_token_request::ExpireDelegationTokenRequest as Message>::VERSIONS,
+            flexible: <expire_delegation_token_request::ExpireDelegationTokenRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ExpireDelegationTokenRequest",
+                    <expire_delegation_token_request::ExpireDelegationTokenRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_delegation_token_request::DescribeDelegationTokenRequest as Message>::NAME,
+            api_key: Some(
+                <describe_delegation_token_request::DescribeDelegationTokenRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_delegation_token_request::DescribeDelegationTokenRequest as Message>::VERSIONS,
+            flexible: <describe_delegation_token_request::DescribeDelegationTokenRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeDelegationTokenRequest",
+                    <describe_delegation_token_request::DescribeDelegationTokenRequest as Fields>::FIELDS,
+                ),
+                (
+                    "DescribeDelegationTokenOwner",
+                    <describe_delegation_token_request::DescribeDelegationTokenOwner as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <delete_groups_request::DeleteGroupsRequest as Message>::NAME,
+            api_key: Some(
+                <delete_groups_request::DeleteGroupsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <delete_groups_request::DeleteGroupsRequest as Message>::VERSIONS,
+            flexible: <delete_groups_request::DeleteGroupsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DeleteGroupsRequest",
+                    <delete_groups_request::DeleteGroupsRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <elect_leaders_request::ElectLeadersRequest as Message>::NAME,
+            api_key: Some(
+                <elect_leaders_request::ElectLeadersRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <elect_leaders_request::ElectLeadersRequest as Message>::VERSIONS,
+            flexible: <elect_leaders_request::ElectLeadersRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ElectLeadersRequest",
+                    <elect_leaders_request::ElectLeadersRequest as Fields>::FIELDS,
+                ),
+                (
+                    "TopicPartitions",
+                    <elect_leaders_request::TopicPartitions as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <incremental_alter_configs_request::IncrementalAlterConfigsRequest as Message>::NAME,
+            api_key: Some(
+                <incremental_alter_configs_request::IncrementalAlterConfigsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <incremental_alter_configs_request::IncrementalAlterConfigsRequest as Message>::VERSIONS,
+            flexible: <incremental_alter_configs_request::IncrementalAlterConfigsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "IncrementalAlterConfigsRequest",
+                    <incremental_alter_configs_request::IncrementalAlterConfigsRequest as Fields>::FIELDS,
+                ),
+                (
+                    "AlterConfigsResource",
+                    <incremental_alter_configs_request::AlterConfigsResource as Fields>::FIELDS,
+                ),
+                (
+                    "AlterableConfig",
+                    <incremental_alter_configs_request::AlterableConfig as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <alter_partition_reassignments_request::AlterPartitionReassignmentsRequest as Message>::NAME,
+            api_key: Some(
+                <alter_partition_reassignments_request::AlterPartitionReassignmentsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <alter_partition_reassignments_request::AlterPartitionReassignmentsRequest as Message>::VERSIONS,
+            flexible: <alter_partition_reassignments_request::AlterPartitionReassignmentsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AlterPartitionReassignmentsRequest",
+                    <alter_partition_reassignments_request::AlterPartitionReassignmentsRequest as Fields>::FIELDS,
+                ),
+                (
+                    "ReassignableTopic",
+                    <alter_partition_reassignments_request::ReassignableTopic as Fields>::FIELDS,
+                ),
+                (
+                    "ReassignablePartition",
+                    <alter_partition_reassignments_request::ReassignablePartition as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <list_partition_reassignments_request::ListPartitionReassignmentsRequest as Message>::NAME,
+            api_key: Some(
+                <list_partition_reassignments_request::ListPartitionReassignmentsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <list_partition_reassignments_request::ListPartitionReassignmentsRequest as Message>::VERSIONS,
+            flexible: <list_partition_reassignments_request::ListPartitionReassignmentsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ListPartitionReassignmentsRequest",
+                    <list_partition_reassignments_request::ListPartitionReassignmentsRequest as Fields>::FIELDS,
+                ),
+                (
+                    "ListPartitionReassignmentsTopics",
+                    <list_partition_reassignments_request::ListPartitionReassignmentsTopics as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <offset_delete_request::OffsetDeleteRequest as Message>::NAME,
+            api_key: Some(
+                <offset_delete_request::OffsetDeleteRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <offset_delete_request::OffsetDeleteRequest as Message>::VERSIONS,
+            flexible: <offset_delete_request::OffsetDeleteRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "OffsetDeleteRequest",
+                    <offset_delete_request::OffsetDeleteRequest as Fields>::FIELDS,
+                ),
+                (
+                    "OffsetDeleteRequestTopic",
+                    <offset_delete_request::OffsetDeleteRequestTopic as Fields>::FIELDS,
+                ),
+                (
+                    "OffsetDeleteRequestPartition",
+                    <offset_delete_request::OffsetDeleteRequestPartition as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_client_quotas_request::DescribeClientQuotasRequest as Message>::NAME,
+            api_key: Some(
+                <describe_client_quotas_request::DescribeClientQuotasRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_client_quotas_request::DescribeClientQuotasRequest as Message>::VERSIONS,
+            flexible: <describe_client_quotas_request::DescribeClientQuotasRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeClientQuotasRequest",
+                    <describe_client_quotas_request::DescribeClientQuotasRequest as Fields>::FIELDS,
+                ),
+                (
+                    "ComponentData",
+                    <describe_client_quotas_request::ComponentData as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <alter_client_quotas_request::AlterClientQuotasRequest as Message>::NAME,
+            api_key: Some(
+                <alter_client_quotas_request::AlterClientQuotasRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <alter_client_quotas_request::AlterClientQuotasRequest as Message>::VERSIONS,
+            flexible: <alter_client_quotas_request::AlterClientQuotasRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AlterClientQuotasRequest",
+                    <alter_client_quotas_request::AlterClientQuotasRequest as Fields>::FIELDS,
+                ),
+                (
+                    "EntryData",
+                    <alter_client_quotas_request::EntryData as Fields>::FIELDS,
+                ),
+                (
+                    "EntityData",
+                    <alter_client_quotas_request::EntityData as Fields>::FIELDS,
+                ),
+                ("OpData", <alter_client_quotas_request::OpData as Fields>::FIELDS),
+            ]),
+        },
+        Declared {
+            name: <describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest as Message>::NAME,
+            api_key: Some(
+                <describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest as Message>::VERSIONS,
+            flexible: <describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeUserScramCredentialsRequest",
+                    <describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest as Fields>::FIELDS,
+                ),
+                (
+                    "UserName",
+                    <describe_user_scram_credentials_request::UserName as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <alter_user_scram_credentials_request::AlterUserScramCredentialsRequest as Message>::NAME,
+            api_key: Some(
+                <alter_user_scram_credentials_request::AlterUserScramCredentialsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <alter_user_scram_credentials_request::AlterUserScramCredentialsRequest as Message>::VERSIONS,
+            flexible: <alter_user_scram_credentials_request::AlterUserScramCredentialsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AlterUserScramCredentialsRequest",
+                    <alter_user_scram_credentials_request::AlterUserScramCredentialsRequest as Fields>::FIELDS,
+                ),
+                (
+                    "ScramCredentialDeletion",
+                    <alter_user_scram_credentials_request::ScramCredentialDeletion as Fields>::FIELDS,
+                ),
+                (
+                    "ScramCredentialUpsertion",
+                    <alter_user_scram_credentials_request::ScramCredentialUpsertion as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <vote_request::VoteRequest as Message>::NAME,
+            api_key: Some(<vote_request::VoteRequest as ApiMessage>::API_KEY),
+            versions: <vote_request::VoteRequest as Message>::VERSIONS,
+            flexible: <vote_request::VoteRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                ("VoteRequest", <vote_request::VoteRequest as Fields>::FIELDS),
+                ("TopicData", <vote_request::TopicData as Fields>::FIELDS),
+                ("PartitionData", <vote_request::PartitionData as Fields>::FIELDS),
+            ]),
+        },
+        Declared {
+            name: <begin_quorum_epoch_request::BeginQuorumEpochRequest as Message>::NAME,
+            api_key: Some(
+                <begin_quorum_epoch_request::BeginQuorumEpochRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <begin_quorum_epoch_request::BeginQuorumEpochRequest as Message>::VERSIONS,
+            flexible: <begin_quorum_epoch_request::BeginQuorumEpochRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "BeginQuorumEpochRequest",
+                    <begin_quorum_epoch_request::BeginQuorumEpochRequest as Fields>::FIELDS,
+                ),
+                ("TopicData", <begin_quorum_epoch_request::TopicData as Fields>::FIELDS),
+                (
+                    "LeaderEndpoint",
+                    <begin_quorum_epoch_request::LeaderEndpoint as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionData",
+                    <begin_quorum_epoch_request::PartitionData as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <end_quorum_epoch_request::EndQuorumEpochRequest as Message>::NAME,
+            api_key: Some(
+                <end_quorum_epoch_request::EndQuorumEpochRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <end_quorum_epoch_request::EndQuorumEpochRequest as Message>::VERSIONS,
+            flexible: <end_quorum_epoch_request::EndQuorumEpochRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "EndQuorumEpochRequest",
+                    <end_quorum_epoch_request::EndQuorumEpochRequest as Fields>::FIELDS,
+                ),
+                ("TopicData", <end_quorum_epoch_request::TopicData as Fields>::FIELDS),
+                (
+                    "LeaderEndpoint",
+                    <end_quorum_epoch_request::LeaderEndpoint as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionData",
+                    <end_quorum_epoch_request::PartitionData as Fields>::FIELDS,
+                ),
+                (
+                    "ReplicaInfo",
+                    <end_quorum_epoch_request::ReplicaInfo as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_quorum_request::DescribeQuorumRequest as Message>::NAME,
+            api_key: Some(
+                <describe_quorum_request::DescribeQuorumRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_quorum_request::DescribeQuorumRequest as Message>::VERSIONS,
+            flexible: <describe_quorum_request::DescribeQuorumRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeQuorumRequest",
+                    <describe_quorum_request::DescribeQuorumRequest as Fields>::FIELDS,
+                ),
+                ("TopicData", <describe_quorum_request::TopicData as Fields>::FIELDS),
+                (
+                    "PartitionData",
+                    <describe_quorum_request::PartitionData as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <alter_partition_request::AlterPartitionRequest as Message>::NAME,
+            api_key: Some(
+                <alter_partition_request::AlterPartitionRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <alter_partition_request::AlterPartitionRequest as Message>::VERSIONS,
+            flexible: <alter_partition_request::AlterPartitionRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AlterPartitionRequest",
+                    <alter_partition_request::AlterPartitionRequest as Fields>::FIELDS,
+                ),
+                ("TopicData", <alter_partition_request::TopicData as Fields>::FIELDS),
+                (
+                    "PartitionData",
+                    <alter_partition_request::PartitionData as Fields>::FIELDS,
+                ),
+                ("BrokerState", <alter_partition_request::BrokerState as Fields>::FIELDS),
+            ]),
+        },
+        Declared {
+            name: <update_features_request::UpdateFeaturesRequest as Message>::NAME,
+            api_key: Some(
+                <update_features_request::UpdateFeaturesRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <update_features_request::UpdateFeaturesRequest as Message>::VERSIONS,
+            flexible: <update_features_request::UpdateFeaturesRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "UpdateFeaturesRequest",
+                    <update_features_request::UpdateFeaturesRequest as Fields>::FIELDS,
+                ),
+                (
+                    "FeatureUpdateKey",
+                    <update_features_request::FeatureUpdateKey as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <envelope_request::EnvelopeRequest as Message>::NAME,
+            api_key: Some(<envelope_request::EnvelopeRequest as ApiMessage>::API_KEY),
+            versions: <envelope_request::EnvelopeRequest as Message>::VERSIONS,
+            flexible: <envelope_request::EnvelopeRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "EnvelopeRequest",
+                    <envelope_request::EnvelopeRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <fetch_snapshot_request::FetchSnapshotRequest as Message>::NAME,
+            api_key: Some(
+                <fetch_snapshot_request::FetchSnapshotRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <fetch_snapshot_request::FetchSnapshotRequest as Message>::VERSIONS,
+            flexible: <fetch_snapshot_request::FetchSnapshotRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "FetchSnapshotRequest",
+                    <fetch_snapshot_request::FetchSnapshotRequest as Fields>::FIELDS,
+                ),
+                (
+                    "TopicSnapshot",
+                    <fetch_snapshot_request::TopicSnapshot as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionSnapshot",
+                    <fetch_snapshot_request::PartitionSnapshot as Fields>::FIELDS,
+                ),
+                ("SnapshotId", <fetch_snapshot_request::SnapshotId as Fields>::FIELDS),
+            ]),
+        },
+        Declared {
+            name: <describe_cluster_request::DescribeClusterRequest as Message>::NAME,
+            api_key: Some(
+                <describe_cluster_request::DescribeClusterRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_cluster_request::DescribeClusterRequest as Message>::VERSIONS,
+            flexible: <describe_cluster_request::DescribeClusterRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeClusterRequest",
+                    <describe_cluster_request::DescribeClusterRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_producers_request::DescribeProducersRequest as Message>::NAME,
+            api_key: Some(
+                <describe_producers_request::DescribeProducersRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_producers_request::DescribeProducersRequest as Message>::VERSIONS,
+            flexible: <describe_producers_request::DescribeProducersRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeProducersRequest",
+                    <describe_producers_request::DescribeProducersRequest as Fields>::FIELDS,
+                ),
+                (
+                    "TopicRequest",
+                    <describe_producers_request::TopicRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <broker_registration_request::BrokerRegistrationRequest as Message>::NAME,
+            api_key: Some(
+                <broker_registration_request::BrokerRegistrationRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <broker_registration_request::BrokerRegistrationRequest as Message>::VERSIONS,
+            flexible: <broker_registration_request::BrokerRegistrationRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "BrokerRegistrationRequest",
+                    <broker_registration_request::BrokerRegistrationRequest as Fields>::FIELDS,
+                ),
+                ("Listener", <broker_registration_request::Listener as Fields>::FIELDS),
+                ("Feature", <broker_registration_request::Feature as Fields>::FIELDS),
+            ]),
+        },
+        Declared {
+            name: <broker_heartbeat_request::BrokerHeartbeatRequest as Message>::NAME,
+            api_key: Some(
+                <broker_heartbeat_request::BrokerHeartbeatRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <broker_heartbeat_request::BrokerHeartbeatRequest as Message>::VERSIONS,
+            flexible: <broker_heartbeat_request::BrokerHeartbeatRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "BrokerHeartbeatRequest",
+                    <broker_heartbeat_request::BrokerHeartbeatRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <unregister_broker_request::UnregisterBrokerRequest as Message>::NAME,
+            api_key: Some(
+                <unregister_broker_request::UnregisterBrokerRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <unregister_broker_request::UnregisterBrokerRequest as Message>::VERSIONS,
+            flexible: <unregister_broker_request::UnregisterBrokerRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "UnregisterBrokerRequest",
+                    <unregister_broker_request::UnregisterBrokerRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_transactions_request::DescribeTransactionsRequest as Message>::NAME,
+            api_key: Some(
+                <describe_transactions_request::DescribeTransactionsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_transactions_request::DescribeTransactionsRequest as Message>::VERSIONS,
+            flexible: <describe_transactions_request::DescribeTransactionsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeTransactionsRequest",
+                    <describe_transactions_request::DescribeTransactionsRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <list_transactions_request::ListTransactionsRequest as Message>::NAME,
+            api_key: Some(
+                <list_transactions_request::ListTransactionsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <list_transactions_request::ListTransactionsRequest as Message>::VERSIONS,
+            flexible: <list_transactions_request::ListTransactionsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ListTransactionsRequest",
+                    <list_transactions_request::ListTransactionsRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <allocate_producer_ids_request::AllocateProducerIdsRequest as Message>::NAME,
+            api_key: Some(
+                <allocate_producer_ids_request::AllocateProducerIdsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <allocate_producer_ids_request::AllocateProducerIdsRequest as Message>::VERSIONS,
+            flexible: <allocate_producer_ids_request::AllocateProducerIdsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AllocateProducerIdsRequest",
+                    <allocate_producer_ids_request::AllocateProducerIdsRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest as Message>::NAME,
+            api_key: Some(
+                <consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest as Message>::VERSIONS,
+            flexible: <consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ConsumerGroupHeartbeatRequest",
+                    <consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest as Fields>::FIELDS,
+                ),
+                (
+                    "TopicPartitions",
+                    <consumer_group_heartbeat_request::TopicPartitions as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <consumer_group_describe_request::ConsumerGroupDescribeRequest as Message>::NAME,
+            api_key: Some(
+                <consumer_group_describe_request::ConsumerGroupDescribeRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <consumer_group_describe_request::ConsumerGroupDescribeRequest as Message>::VERSIONS,
+            flexible: <consumer_group_describe_request::ConsumerGroupDescribeRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ConsumerGroupDescribeRequest",
+                    <consumer_group_describe_request::ConsumerGroupDescribeRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <controller_registration_request::ControllerRegistrationRequest as Message>::NAME,
+            api_key: Some(
+                <controller_registration_request::ControllerRegistrationRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <controller_registration_request::ControllerRegistrationRequest as Message>::VERSIONS,
+            flexible: <controller_registration_request::ControllerRegistrationRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ControllerRegistrationRequest",
+                    <controller_registration_request::ControllerRegistrationRequest as Fields>::FIELDS,
+                ),
+                (
+                    "Listener",
+                    <controller_registration_request::Listener as Fields>::FIELDS,
+                ),
+                ("Feature", <controller_registration_request::Feature as Fields>::FIELDS),
+            ]),
+        },
+        Declared {
+            name: <get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest as Message>::NAME,
+            api_key: Some(
+                <get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest as Message>::VERSIONS,
+            flexible: <get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "GetTelemetrySubscriptionsRequest",
+                    <get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <push_telemetry_request::PushTelemetryRequest as Message>::NAME,
+            api_key: Some(
+                <push_telemetry_request::PushTelemetryRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <push_telemetry_request::PushTelemetryRequest as Message>::VERSIONS,
+            flexible: <push_telemetry_request::PushTelemetryRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "PushTelemetryRequest",
+                    <push_telemetry_request::PushTelemetryRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <assign_replicas_to_dirs_request::AssignReplicasToDirsRequest as Message>::NAME,
+            api_key: Some(
+                <assign_replicas_to_dirs_request::AssignReplicasToDirsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <assign_replicas_to_dirs_request::AssignReplicasToDirsRequest as Message>::VERSIONS,
+            flexible: <assign_replicas_to_dirs_request::AssignReplicasToDirsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AssignReplicasToDirsRequest",
+                    <assign_replicas_to_dirs_request::AssignReplicasToDirsRequest as Fields>::FIELDS,
+                ),
+                (
+                    "DirectoryData",
+                    <assign_replicas_to_dirs_request::DirectoryData as Fields>::FIELDS,
+                ),
+                (
+                    "TopicData",
+                    <assign_replicas_to_dirs_request::TopicData as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionData",
+                    <assign_replicas_to_dirs_request::PartitionData as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <list_config_resources_request::ListConfigResourcesRequest as Message>::NAME,
+            api_key: Some(
+                <list_config_resources_request::ListConfigResourcesRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <list_config_resources_request::ListConfigResourcesRequest as Message>::VERSIONS,
+            flexible: <list_config_resources_request::ListConfigResourcesRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ListConfigResourcesRequest",
+                    <list_config_resources_request::ListConfigResourcesRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_topic_partitions_request::DescribeTopicPartitionsRequest as Message>::NAME,
+            api_key: Some(
+                <describe_topic_partitions_request::DescribeTopicPartitionsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_topic_partitions_request::DescribeTopicPartitionsRequest as Message>::VERSIONS,
+            flexible: <describe_topic_partitions_request::DescribeTopicPartitionsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeTopicPartitionsRequest",
+                    <describe_topic_partitions_request::DescribeTopicPartitionsRequest as Fields>::FIELDS,
+                ),
+                (
+                    "TopicRequest",
+                    <describe_topic_partitions_request::TopicRequest as Fields>::FIELDS,
+                ),
+                ("Cursor", <describe_topic_partitions_request::Cursor as Fields>::FIELDS),
+            ]),
+        },
+        Declared {
+            name: <share_group_heartbeat_request::ShareGroupHeartbeatRequest as Message>::NAME,
+            api_key: Some(
+                <share_group_heartbeat_request::ShareGroupHeartbeatRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <share_group_heartbeat_request::ShareGroupHeartbeatRequest as Message>::VERSIONS,
+            flexible: <share_group_heartbeat_request::ShareGroupHeartbeatRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ShareGroupHeartbeatRequest",
+                    <share_group_heartbeat_request::ShareGroupHeartbeatRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <share_group_describe_request::ShareGroupDescribeRequest as Message>::NAME,
+            api_key: Some(
+                <share_group_describe_request::ShareGroupDescribeRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <share_group_describe_request::ShareGroupDescribeRequest as Message>::VERSIONS,
+            flexible: <share_group_describe_request::ShareGroupDescribeRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ShareGroupDescribeRequest",
+                    <share_group_describe_request::ShareGroupDescribeRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <share_fetch_request::ShareFetchRequest as Message>::NAME,
+            api_key: Some(
+                <share_fetch_request::ShareFetchRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <share_fetch_request::ShareFetchRequest as Message>::VERSIONS,
+            flexible: <share_fetch_request::ShareFetchRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ShareFetchRequest",
+                    <share_fetch_request::ShareFetchRequest as Fields>::FIELDS,
+                ),
+                ("FetchTopic", <share_fetch_request::FetchTopic as Fields>::FIELDS),
+                (
+                    "ForgottenTopic",
+                    <share_fetch_request::ForgottenTopic as Fields>::FIELDS,
+                ),
+                (
+                    "FetchPartition",
+                    <share_fetch_request::FetchPartition as Fields>::FIELDS,
+                ),
+                (
+                    "AcknowledgementBatch",
+                    <share_fetch_request::AcknowledgementBatch as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <share_acknowledge_request::ShareAcknowledgeRequest as Message>::NAME,
+            api_key: Some(
+                <share_acknowledge_request::ShareAcknowledgeRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <share_acknowledge_request::ShareAcknowledgeRequest as Message>::VERSIONS,
+            flexible: <share_acknowledge_request::ShareAcknowledgeRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ShareAcknowledgeRequest",
+                    <share_acknowledge_request::ShareAcknowledgeRequest as Fields>::FIELDS,
+                ),
+                (
+                    "AcknowledgeTopic",
+                    <share_acknowledge_request::AcknowledgeTopic as Fields>::FIELDS,
+                ),
+                (
+                    "AcknowledgePartition",
+                    <share_acknowledge_request::AcknowledgePartition as Fields>::FIELDS,
+                ),
+                (
+                    "AcknowledgementBatch",
+                    <share_acknowledge_request::AcknowledgementBatch as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <add_raft_voter_request::AddRaftVoterRequest as Message>::NAME,
+            api_key: Some(
+                <add_raft_voter_request::AddRaftVoterRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <add_raft_voter_request::AddRaftVoterRequest as Message>::VERSIONS,
+            flexible: <add_raft_voter_request::AddRaftVoterRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AddRaftVoterRequest",
+                    <add_raft_voter_request::AddRaftVoterRequest as Fields>::FIELDS,
+                ),
+                ("Listener", <add_raft_voter_request::Listener as Fields>::FIELDS),
+            ]),
+        },
+        Declared {
+            name: <remove_raft_voter_request::RemoveRaftVoterRequest as Message>::NAME,
+            api_key: Some(
+                <remove_raft_voter_request::RemoveRaftVoterRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <remove_raft_voter_request::RemoveRaftVoterRequest as Message>::VERSIONS,
+            flexible: <remove_raft_voter_request::RemoveRaftVoterRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "RemoveRaftVoterRequest",
+                    <remove_raft_voter_request::RemoveRaftVoterRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <update_raft_voter_request::UpdateRaftVoterRequest as Message>::NAME,
+            api_key: Some(
+                <update_raft_voter_request::UpdateRaftVoterRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <update_raft_voter_request::UpdateRaftVoterRequest as Message>::VERSIONS,
+            flexible: <update_raft_voter_request::UpdateRaftVoterRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "UpdateRaftVoterRequest",
+                    <update_raft_voter_request::UpdateRaftVoterRequest as Fields>::FIELDS,
+                ),
+                ("Listener", <update_raft_voter_request::Listener as Fields>::FIELDS),
+                (
+                    "KRaftVersionFeature",
+                    <update_raft_voter_request::KRaftVersionFeature as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <initialize_share_group_state_request::InitializeShareGroupStateRequest as Message>::NAME,
+            api_key: Some(
+                <initialize_share_group_state_request::InitializeShareGroupStateRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <initialize_share_group_state_request::InitializeShareGroupStateRequest as Message>::VERSIONS,
+            flexible: <initialize_share_group_state_request::InitializeShareGroupStateRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "InitializeShareGroupStateRequest",
+                    <initialize_share_group_state_request::InitializeShareGroupStateRequest as Fields>::FIELDS,
+                ),
+                (
+                    "InitializeStateData",
+                    <initialize_share_group_state_request::InitializeStateData as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionData",
+                    <initialize_share_group_state_request::PartitionData as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <read_share_group_state_request::ReadShareGroupStateRequest as Message>::NAME,
+            api_key: Some(
+                <read_share_group_state_request::ReadShareGroupStateRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <read_share_group_state_request::ReadShareGroupStateRequest as Message>::VERSIONS,
+            flexible: <read_share_group_state_request::ReadShareGroupStateRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ReadShareGroupStateRequest",
+                    <read_share_group_state_request::ReadShareGroupStateRequest as Fields>::FIELDS,
+                ),
+                (
+                    "ReadStateData",
+                    <read_share_group_state_request::ReadStateData as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionData",
+                    <read_share_group_state_request::PartitionData as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <write_share_group_state_request::WriteShareGroupStateRequest as Message>::NAME,
+            api_key: Some(
+                <write_share_group_state_request::WriteShareGroupStateRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <write_share_group_state_request::WriteShareGroupStateRequest as Message>::VERSIONS,
+            flexible: <write_share_group_state_request::WriteShareGroupStateRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "WriteShareGroupStateRequest",
+                    <write_share_group_state_request::WriteShareGroupStateRequest as Fields>::FIELDS,
+                ),
+                (
+                    "WriteStateData",
+                    <write_share_group_state_request::WriteStateData as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionData",
+                    <write_share_group_state_request::PartitionData as Fields>::FIELDS,
+                ),
+                (
+                    "StateBatch",
+                    <write_share_group_state_request::StateBatch as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <delete_share_group_state_request::DeleteShareGroupStateRequest as Message>::NAME,
+            api_key: Some(
+                <delete_share_group_state_request::DeleteShareGroupStateRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <delete_share_group_state_request::DeleteShareGroupStateRequest as Message>::VERSIONS,
+            flexible: <delete_share_group_state_request::DeleteShareGroupStateRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DeleteShareGroupStateRequest",
+                    <delete_share_group_state_request::DeleteShareGroupStateRequest as Fields>::FIELDS,
+                ),
+                (
+                    "DeleteStateData",
+                    <delete_share_group_state_request::DeleteStateData as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionData",
+                    <delete_share_group_state_request::PartitionData as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest as Message>::NAME,
+            api_key: Some(
+                <read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest as Message>::VERSIONS,
+            flexible: <read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ReadShareGroupStateSummaryRequest",
+                    <read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest as Fields>::FIELDS,
+                ),
+                (
+                    "ReadStateSummaryData",
+                    <read_share_group_state_summary_request::ReadStateSummaryData as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionData",
+                    <read_share_group_state_summary_request::PartitionData as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <streams_group_heartbeat_request::StreamsGroupHeartbeatRequest as Message>::NAME,
+            api_key: Some(
+                <streams_group_heartbeat_request::StreamsGroupHeartbeatRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <streams_group_heartbeat_request::StreamsGroupHeartbeatRequest as Message>::VERSIONS,
+            flexible: <streams_group_heartbeat_request::StreamsGroupHeartbeatRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "StreamsGroupHeartbeatRequest",
+                    <streams_group_heartbeat_request::StreamsGroupHeartbeatRequest as Fields>::FIELDS,
+                ),
+                (
+                    "Topology",
+                    <streams_group_heartbeat_request::Topology as Fields>::FIELDS,
+                ),
+                (
+                    "TaskIds",
+                    <streams_group_heartbeat_request::TaskIds as Fields>::FIELDS,
+                ),
+                (
+                    "Endpoint",
+                    <streams_group_heartbeat_request::Endpoint as Fields>::FIELDS,
+                ),
+                (
+                    "KeyValue",
+                    <streams_group_heartbeat_request::KeyValue as Fields>::FIELDS,
+                ),
+                (
+                    "TaskOffset",
+                    <streams_group_heartbeat_request::TaskOffset as Fields>::FIELDS,
+                ),
+                (
+                    "Subtopology",
+                    <streams_group_heartbeat_request::Subtopology as Fields>::FIELDS,
+                ),
+                (
+                    "TopicInfo",
+                    <streams_group_heartbeat_request::TopicInfo as Fields>::FIELDS,
+                ),
+                (
+                    "CopartitionGroup",
+                    <streams_group_heartbeat_request::CopartitionGroup as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <streams_group_describe_request::StreamsGroupDescribeRequest as Message>::NAME,
+            api_key: Some(
+                <streams_group_describe_request::StreamsGroupDescribeRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <streams_group_describe_request::StreamsGroupDescribeRequest as Message>::VERSIONS,
+            flexible: <streams_group_describe_request::StreamsGroupDescribeRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "StreamsGroupDescribeRequest",
+                    <streams_group_describe_request::StreamsGroupDescribeRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest as Message>::NAME,
+            api_key: Some(
+                <describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest as Message>::VERSIONS,
+            flexible: <describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeShareGroupOffsetsRequest",
+                    <describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest as Fields>::FIELDS,
+                ),
+                (
+                    "DescribeShareGroupOffsetsRequestGroup",
+                    <describe_share_group_offsets_request::DescribeShareGroupOffsetsRequestGroup as Fields>::FIELDS,
+                ),
+                (
+                    "DescribeShareGroupOffsetsRequestTopic",
+                    <describe_share_group_offsets_request::DescribeShareGroupOffsetsRequestTopic as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <alter_share_group_offsets_request::AlterShareGroupOffsetsRequest as Message>::NAME,
+            api_key: Some(
+                <alter_share_group_offsets_request::AlterShareGroupOffsetsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <alter_share_group_offsets_request::AlterShareGroupOffsetsRequest as Message>::VERSIONS,
+            flexible: <alter_share_group_offsets_request::AlterShareGroupOffsetsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AlterShareGroupOffsetsRequest",
+                    <alter_share_group_offsets_request::AlterShareGroupOffsetsRequest as Fields>::FIELDS,
+                ),
+                (
+                    "AlterShareGroupOffsetsRequestTopic",
+                    <alter_share_group_offsets_request::AlterShareGroupOffsetsRequestTopic as Fields>::FIELDS,
+                ),
+                (
+                    "AlterShareGroupOffsetsRequestPartition",
+                    <alter_share_group_offsets_request::AlterShareGroupOffsetsRequestPartition as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest as Message>::NAME,
+            api_key: Some(
+                <delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest as Message>::VERSIONS,
+            flexible: <delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DeleteShareGroupOffsetsRequest",
+                    <delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest as Fields>::FIELDS,
+                ),
+                (
+                    "DeleteShareGroupOffsetsRequestTopic",
+                    <delete_share_group_offsets_request::DeleteShareGroupOffsetsRequestTopic as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest as Message>::NAME,
+            api_key: Some(
+                <streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest as Message>::VERSIONS,
+            flexible: <streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "StreamsGroupTopologyDescriptionUpdateRequest",
+                    <streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest as Fields>::FIELDS,
+                ),
+                (
+                    "TopologyDescription",
+                    <streams_group_topology_description_update_request::TopologyDescription as Fields>::FIELDS,
+                ),
+                (
+                    "TopologyDescriptionSubtopology",
+                    <streams_group_topology_description_update_request::TopologyDescriptionSubtopology as Fields>::FIELDS,
+                ),
+                (
+                    "TopologyDescriptionGlobalStore",
+                    <streams_group_topology_description_update_request::TopologyDescriptionGlobalStore as Fields>::FIELDS,
+                ),
+                (
+                    "TopologyDescriptionNode",
+                    <streams_group_topology_description_update_request::TopologyDescriptionNode as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <unregister_controller_request::UnregisterControllerRequest as Message>::NAME,
+            api_key: Some(
+                <unregister_controller_request::UnregisterControllerRequest as ApiMessage>::API_KEY,
+            ),
+            versions: <unregister_controller_request::UnregisterControllerRequest as Message>::VERSIONS,
+            flexible: <unregister_controller_request::UnregisterControllerRequest as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "UnregisterControllerRequest",
+                    <unregister_controller_request::UnregisterControllerRequest as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <produce_response::ProduceResponse as Message>::NAME,
+            api_key: Some(<produce_response::ProduceResponse as ApiMessage>::API_KEY),
+            versions: <produce_response::ProduceResponse as Message>::VERSIONS,
+            flexible: <produce_response::ProduceResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ProduceResponse",
+                    <produce_response::ProduceResponse as Fields>::FIELDS,
+                ),
+                (
+                    "TopicProduceResponse",
+                    <produce_response::TopicProduceResponse as Fields>::FIELDS,
+                ),
+                ("NodeEndpoint", <produce_response::NodeEndpoint as Fields>::FIELDS),
+                (
+                    "PartitionProduceResponse",
+                    <produce_response::PartitionProduceResponse as Fields>::FIELDS,
+                ),
+                (
+                    "BatchIndexAndErrorMessage",
+                    <produce_response::BatchIndexAndErrorMessage as Fields>::FIELDS,
+                ),
+                (
+                    "LeaderIdAndEpoch",
+                    <produce_response::LeaderIdAndEpoch as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <fetch_response::FetchResponse as Message>::NAME,
+            api_key: Some(<fetch_response::FetchResponse as ApiMessage>::API_KEY),
+            versions: <fetch_response::FetchResponse as Message>::VERSIONS,
+            flexible: <fetch_response::FetchResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                ("FetchResponse", <fetch_response::FetchResponse as Fields>::FIELDS),
+                (
+                    "FetchableTopicResponse",
+                    <fetch_response::FetchableTopicResponse as Fields>::FIELDS,
+                ),
+                ("NodeEndpoint", <fetch_response::NodeEndpoint as Fields>::FIELDS),
+                ("PartitionData", <fetch_response::PartitionData as Fields>::FIELDS),
+                ("EpochEndOffset", <fetch_response::EpochEndOffset as Fields>::FIELDS),
+                (
+                    "LeaderIdAndEpoch",
+                    <fetch_response::LeaderIdAndEpoch as Fields>::FIELDS,
+                ),
+                ("SnapshotId", <fetch_response::SnapshotId as Fields>::FIELDS),
+                (
+                    "AbortedTransaction",
+                    <fetch_response::AbortedTransaction as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <list_offsets_response::ListOffsetsResponse as Message>::NAME,
+            api_key: Some(
+                <list_offsets_response::ListOffsetsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <list_offsets_response::ListOffsetsResponse as Message>::VERSIONS,
+            flexible: <list_offsets_response::ListOffsetsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ListOffsetsResponse",
+                    <list_offsets_response::ListOffsetsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "ListOffsetsTopicResponse",
+                    <list_offsets_response::ListOffsetsTopicResponse as Fields>::FIELDS,
+                ),
+                (
+                    "ListOffsetsPartitionResponse",
+                    <list_offsets_response::ListOffsetsPartitionResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <metadata_response::MetadataResponse as Message>::NAME,
+            api_key: Some(<metadata_response::MetadataResponse as ApiMessage>::API_KEY),
+            versions: <metadata_response::MetadataResponse as Message>::VERSIONS,
+            flexible: <metadata_response::MetadataResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "MetadataResponse",
+                    <metadata_response::MetadataResponse as Fields>::FIELDS,
+                ),
+                (
+                    "MetadataResponseBroker",
+                    <metadata_response::MetadataResponseBroker as Fields>::FIELDS,
+                ),
+                (
+                    "MetadataResponseTopic",
+                    <metadata_response::MetadataResponseTopic as Fields>::FIELDS,
+                ),
+                (
+                    "MetadataResponsePartition",
+                    <metadata_response::MetadataResponsePartition as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <leader_and_isr_response::LeaderAndIsrResponse as Message>::NAME,
+            api_key: Some(
+                <leader_and_isr_response::LeaderAndIsrResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <leader_and_isr_response::LeaderAndIsrResponse as Message>::VERSIONS,
+            flexible: <leader_and_isr_response::LeaderAndIsrResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "LeaderAndIsrResponse",
+                    <leader_and_isr_response::LeaderAndIsrResponse as Fields>::FIELDS,
+                ),
+                (
+                    "LeaderAndIsrPartitionError",
+                    <leader_and_isr_response::LeaderAndIsrPartitionError as Fields>::FIELDS,
+                ),
+                (
+                    "LeaderAndIsrTopicError",
+                    <leader_and_isr_response::LeaderAndIsrTopicError as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <stop_replica_response::StopReplicaResponse as Message>::NAME,
+            api_key: Some(
+                <stop_replica_response::StopReplicaResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <stop_replica_response::StopReplicaResponse as Message>::VERSIONS,
+            flexible: <stop_replica_response::StopReplicaResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "StopReplicaResponse",
+                    <stop_replica_response::StopReplicaResponse as Fields>::FIELDS,
+                ),
+                (
+                    "StopReplicaPartitionError",
+                    <stop_replica_response::StopReplicaPartitionError as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <update_metadata_response::UpdateMetadataResponse as Message>::NAME,
+            api_key: Some(
+                <update_metadata_response::UpdateMetadataResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <update_metadata_response::UpdateMetadataResponse as Message>::VERSIONS,
+            flexible: <update_metadata_response::UpdateMetadataResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "UpdateMetadataResponse",
+                    <update_metadata_response::UpdateMetadataResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <controlled_shutdown_response::ControlledShutdownResponse as Message>::NAME,
+            api_key: Some(
+                <controlled_shutdown_response::ControlledShutdownResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <controlled_shutdown_response::ControlledShutdownResponse as Message>::VERSIONS,
+            flexible: <controlled_shutdown_response::ControlledShutdownResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ControlledShutdownResponse",
+                    <controlled_shutdown_response::ControlledShutdownResponse as Fields>::FIELDS,
+                ),
+                (
+                    "RemainingPartition",
+                    <controlled_shutdown_response::RemainingPartition as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <offset_commit_response::OffsetCommitResponse as Message>::NAME,
+            api_key: Some(
+                <offset_commit_response::OffsetCommitResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <offset_commit_response::OffsetCommitResponse as Message>::VERSIONS,
+            flexible: <offset_commit_response::OffsetCommitResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "OffsetCommitResponse",
+                    <offset_commit_response::OffsetCommitResponse as Fields>::FIELDS,
+                ),
+                (
+                    "OffsetCommitResponseTopic",
+                    <offset_commit_response::OffsetCommitResponseTopic as Fields>::FIELDS,
+                ),
+                (
+                    "OffsetCommitResponsePartition",
+                    <offset_commit_response::OffsetCommitResponsePartition as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <offset_fetch_response::OffsetFetchResponse as Message>::NAME,
+            api_key: Some(
+                <offset_fetch_response::OffsetFetchResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <offset_fetch_response::OffsetFetchResponse as Message>::VERSIONS,
+            flexible: <offset_fetch_response::OffsetFetchResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "OffsetFetchResponse",
+                    <offset_fetch_response::OffsetFetchResponse as Fields>::FIELDS,
+                ),
+                (
+                    "OffsetFetchResponseTopic",
+                    <offset_fetch_response::OffsetFetchResponseTopic as Fields>::FIELDS,
+                ),
+                (
+                    "OffsetFetchResponseGroup",
+                    <offset_fetch_response::OffsetFetchResponseGroup as Fields>::FIELDS,
+                ),
+                (
+                    "OffsetFetchResponsePartition",
+                    <offset_fetch_response::OffsetFetchResponsePartition as Fields>::FIELDS,
+                ),
+                (
+                    "OffsetFetchResponseTopics",
+                    <offset_fetch_response::OffsetFetchResponseTopics as Fields>::FIELDS,
+                ),
+                (
+                    "OffsetFetchResponsePartitions",
+                    <offset_fetch_response::OffsetFetchResponsePartitions as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <find_coordinator_response::FindCoordinatorResponse as Message>::NAME,
+            api_key: Some(
+                <find_coordinator_response::FindCoordinatorResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <find_coordinator_response::FindCoordinatorResponse as Message>::VERSIONS,
+            flexible: <find_coordinator_response::FindCoordinatorResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "FindCoordinatorResponse",
+                    <find_coordinator_response::FindCoordinatorResponse as Fields>::FIELDS,
+                ),
+                (
+                    "Coordinator",
+                    <find_coordinator_response::Coordinator as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <join_group_response::JoinGroupResponse as Message>::NAME,
+            api_key: Some(
+                <join_group_response::JoinGroupResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <join_group_response::JoinGroupResponse as Message>::VERSIONS,
+            flexible: <join_group_response::JoinGroupResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "JoinGroupResponse",
+                    <join_group_response::JoinGroupResponse as Fields>::FIELDS,
+                ),
+                (
+                    "JoinGroupResponseMember",
+                    <join_group_response::JoinGroupResponseMember as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <heartbeat_response::HeartbeatResponse as Message>::NAME,
+            api_key: Some(
+                <heartbeat_response::HeartbeatResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <heartbeat_response::HeartbeatResponse as Message>::VERSIONS,
+            flexible: <heartbeat_response::HeartbeatResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "HeartbeatResponse",
+                    <heartbeat_response::HeartbeatResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <leave_group_response::LeaveGroupResponse as Message>::NAME,
+            api_key: Some(
+                <leave_group_response::LeaveGroupResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <leave_group_response::LeaveGroupResponse as Message>::VERSIONS,
+            flexible: <leave_group_response::LeaveGroupResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "LeaveGroupResponse",
+                    <leave_group_response::LeaveGroupResponse as Fields>::FIELDS,
+                ),
+                (
+                    "MemberResponse",
+                    <leave_group_response::MemberResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <sync_group_response::SyncGroupResponse as Message>::NAME,
+            api_key: Some(
+                <sync_group_response::SyncGroupResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <sync_group_response::SyncGroupResponse as Message>::VERSIONS,
+            flexible: <sync_group_response::SyncGroupResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "SyncGroupResponse",
+                    <sync_group_response::SyncGroupResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_groups_response::DescribeGroupsResponse as Message>::NAME,
+            api_key: Some(
+                <describe_groups_response::DescribeGroupsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_groups_response::DescribeGroupsResponse as Message>::VERSIONS,
+            flexible: <describe_groups_response::DescribeGroupsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeGroupsResponse",
+                    <describe_groups_response::DescribeGroupsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "DescribedGroup",
+                    <describe_groups_response::DescribedGroup as Fields>::FIELDS,
+                ),
+                (
+                    "DescribedGroupMember",
+                    <describe_groups_response::DescribedGroupMember as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <list_groups_response::ListGroupsResponse as Message>::NAME,
+            api_key: Some(
+                <list_groups_response::ListGroupsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <list_groups_response::ListGroupsResponse as Message>::VERSIONS,
+            flexible: <list_groups_response::ListGroupsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ListGroupsResponse",
+                    <list_groups_response::ListGroupsResponse as Fields>::FIELDS,
+                ),
+                ("ListedGroup", <list_groups_response::ListedGroup as Fields>::FIELDS),
+            ]),
+        },
+        Declared {
+            name: <sasl_handshake_response::SaslHandshakeResponse as Message>::NAME,
+            api_key: Some(
+                <sasl_handshake_response::SaslHandshakeResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <sasl_handshake_response::SaslHandshakeResponse as Message>::VERSIONS,
+            flexible: <sasl_handshake_response::SaslHandshakeResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "SaslHandshakeResponse",
+                    <sasl_handshake_response::SaslHandshakeResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <api_versions_response::ApiVersionsResponse as Message>::NAME,
+            api_key: Some(
+                <api_versions_response::ApiVersionsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <api_versions_response::ApiVersionsResponse as Message>::VERSIONS,
+            flexible: <api_versions_response::ApiVersionsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ApiVersionsResponse",
+                    <api_versions_response::ApiVersionsResponse as Fields>::FIELDS,
+                ),
+                ("ApiVersion", <api_versions_response::ApiVersion as Fields>::FIELDS),
+                (
+                    "SupportedFeatureKey",
+                    <api_versions_response::SupportedFeatureKey as Fields>::FIELDS,
+                ),
+                (
+                    "FinalizedFeatureKey",
+                    <api_versions_response::FinalizedFeatureKey as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <create_topics_response::CreateTopicsResponse as Message>::NAME,
+            api_key: Some(
+                <create_topics_response::CreateTopicsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <create_topics_response::CreateTopicsResponse as Message>::VERSIONS,
+            flexible: <create_topics_response::CreateTopicsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "CreateTopicsResponse",
+                    <create_topics_response::CreateTopicsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "CreatableTopicResult",
+                    <create_topics_response::CreatableTopicResult as Fields>::FIELDS,
+                ),
+                (
+                    "CreatableTopicConfigs",
+                    <create_topics_response::CreatableTopicConfigs as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <delete_topics_response::DeleteTopicsResponse as Message>::NAME,
+            api_key: Some(
+                <delete_topics_response::DeleteTopicsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <delete_topics_response::DeleteTopicsResponse as Message>::VERSIONS,
+            flexible: <delete_topics_response::DeleteTopicsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DeleteTopicsResponse",
+                    <delete_topics_response::DeleteTopicsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "DeletableTopicResult",
+                    <delete_topics_response::DeletableTopicResult as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <delete_records_response::DeleteRecordsResponse as Message>::NAME,
+            api_key: Some(
+                <delete_records_response::DeleteRecordsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <delete_records_response::DeleteRecordsResponse as Message>::VERSIONS,
+            flexible: <delete_records_response::DeleteRecordsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DeleteRecordsResponse",
+                    <delete_records_response::DeleteRecordsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "DeleteRecordsTopicResult",
+                    <delete_records_response::DeleteRecordsTopicResult as Fields>::FIELDS,
+                ),
+                (
+                    "DeleteRecordsPartitionResult",
+                    <delete_records_response::DeleteRecordsPartitionResult as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <init_producer_id_response::InitProducerIdResponse as Message>::NAME,
+            api_key: Some(
+                <init_producer_id_response::InitProducerIdResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <init_producer_id_response::InitProducerIdResponse as Message>::VERSIONS,
+            flexible: <init_producer_id_response::InitProducerIdResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "InitProducerIdResponse",
+                    <init_producer_id_response::InitProducerIdResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <offset_for_leader_epoch_response::OffsetForLeaderEpochResponse as Message>::NAME,
+            api_key: Some(
+                <offset_for_leader_epoch_response::OffsetForLeaderEpochResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <offset_for_leader_epoch_response::OffsetForLeaderEpochResponse as Message>::VERSIONS,
+            flexible: <offset_for_leader_epoch_response::OffsetForLeaderEpochResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "OffsetForLeaderEpochResponse",
+                    <offset_for_leader_epoch_response::OffsetForLeaderEpochResponse as Fields>::FIELDS,
+                ),
+                (
+                    "OffsetForLeaderTopicResult",
+                    <offset_for_leader_epoch_response::OffsetForLeaderTopicResult as Fields>::FIELDS,
+                ),
+                (
+                    "EpochEndOffset",
+                    <offset_for_leader_epoch_response::EpochEndOffset as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <add_partitions_to_txn_response::AddPartitionsToTxnResponse as Message>::NAME,
+            api_key: Some(
+                <add_partitions_to_txn_response::AddPartitionsToTxnResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <add_partitions_to_txn_response::AddPartitionsToTxnResponse as Message>::VERSIONS,
+            flexible: <add_partitions_to_txn_response::AddPartitionsToTxnResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AddPartitionsToTxnResponse",
+                    <add_partitions_to_txn_response::AddPartitionsToTxnResponse as Fields>::FIELDS,
+                ),
+                (
+                    "AddPartitionsToTxnTopicResult",
+                    <add_partitions_to_txn_response::AddPartitionsToTxnTopicResult as Fields>::FIELDS,
+                ),
+                (
+                    "AddPartitionsToTxnResult",
+                    <add_partitions_to_txn_response::AddPartitionsToTxnResult as Fields>::FIELDS,
+                ),
+                (
+                    "AddPartitionsToTxnPartitionResult",
+                    <add_partitions_to_txn_response::AddPartitionsToTxnPartitionResult as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <add_offsets_to_txn_response::AddOffsetsToTxnResponse as Message>::NAME,
+            api_key: Some(
+                <add_offsets_to_txn_response::AddOffsetsToTxnResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <add_offsets_to_txn_response::AddOffsetsToTxnResponse as Message>::VERSIONS,
+            flexible: <add_offsets_to_txn_response::AddOffsetsToTxnResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AddOffsetsToTxnResponse",
+                    <add_offsets_to_txn_response::AddOffsetsToTxnResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <end_txn_response::EndTxnResponse as Message>::NAME,
+            api_key: Some(<end_txn_response::EndTxnResponse as ApiMessage>::API_KEY),
+            versions: <end_txn_response::EndTxnResponse as Message>::VERSIONS,
+            flexible: <end_txn_response::EndTxnResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                ("EndTxnResponse", <end_txn_response::EndTxnResponse as Fields>::FIELDS),
+            ]),
+        },
+        Declared {
+            name: <write_txn_markers_response::WriteTxnMarkersResponse as Message>::NAME,
+            api_key: Some(
+                <write_txn_markers_response::WriteTxnMarkersResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <write_txn_markers_response::WriteTxnMarkersResponse as Message>::VERSIONS,
+            flexible: <write_txn_markers_response::WriteTxnMarkersResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "WriteTxnMarkersResponse",
+                    <write_txn_markers_response::WriteTxnMarkersResponse as Fields>::FIELDS,
+                ),
+                (
+                    "WritableTxnMarkerResult",
+                    <write_txn_markers_response::WritableTxnMarkerResult as Fields>::FIELDS,
+                ),
+                (
+                    "WritableTxnMarkerTopicResult",
+                    <write_txn_markers_response::WritableTxnMarkerTopicResult as Fields>::FIELDS,
+                ),
+                (
+                    "WritableTxnMarkerPartitionResult",
+                    <write_txn_markers_response::WritableTxnMarkerPartitionResult as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <txn_offset_commit_response::TxnOffsetCommitResponse as Message>::NAME,
+            api_key: Some(
+                <txn_offset_commit_response::TxnOffsetCommitResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <txn_offset_commit_response::TxnOffsetCommitResponse as Message>::VERSIONS,
+            flexible: <txn_offset_commit_response::TxnOffsetCommitResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "TxnOffsetCommitResponse",
+                    <txn_offset_commit_response::TxnOffsetCommitResponse as Fields>::FIELDS,
+                ),
+                (
+                    "TxnOffsetCommitResponseTopic",
+                    <txn_offset_commit_response::TxnOffsetCommitResponseTopic as Fields>::FIELDS,
+                ),
+                (
+                    "TxnOffsetCommitResponsePartition",
+                    <txn_offset_commit_response::TxnOffsetCommitResponsePartition as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_acls_response::DescribeAclsResponse as Message>::NAME,
+            api_key: Some(
+                <describe_acls_response::DescribeAclsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_acls_response::DescribeAclsResponse as Message>::VERSIONS,
+            flexible: <describe_acls_response::DescribeAclsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeAclsResponse",
+                    <describe_acls_response::DescribeAclsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "DescribeAclsResource",
+                    <describe_acls_response::DescribeAclsResource as Fields>::FIELDS,
+                ),
+                (
+                    "AclDescription",
+                    <describe_acls_response::AclDescription as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <create_acls_response::CreateAclsResponse as Message>::NAME,
+            api_key: Some(
+                <create_acls_response::CreateAclsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <create_acls_response::CreateAclsResponse as Message>::VERSIONS,
+            flexible: <create_acls_response::CreateAclsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "CreateAclsResponse",
+                    <create_acls_response::CreateAclsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "AclCreationResult",
+                    <create_acls_response::AclCreationResult as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <delete_acls_response::DeleteAclsResponse as Message>::NAME,
+            api_key: Some(
+                <delete_acls_response::DeleteAclsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <delete_acls_response::DeleteAclsResponse as Message>::VERSIONS,
+            flexible: <delete_acls_response::DeleteAclsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DeleteAclsResponse",
+                    <delete_acls_response::DeleteAclsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "DeleteAclsFilterResult",
+                    <delete_acls_response::DeleteAclsFilterResult as Fields>::FIELDS,
+                ),
+                (
+                    "DeleteAclsMatchingAcl",
+                    <delete_acls_response::DeleteAclsMatchingAcl as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_configs_response::DescribeConfigsResponse as Message>::NAME,
+            api_key: Some(
+                <describe_configs_response::DescribeConfigsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_configs_response::DescribeConfigsResponse as Message>::VERSIONS,
+            flexible: <describe_configs_response::DescribeConfigsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeConfigsResponse",
+                    <describe_configs_response::DescribeConfigsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "DescribeConfigsResult",
+                    <describe_configs_response::DescribeConfigsResult as Fields>::FIELDS,
+                ),
+                (
+                    "DescribeConfigsResourceResult",
+                    <describe_configs_response::DescribeConfigsResourceResult as Fields>::FIELDS,
+                ),
+                (
+                    "DescribeConfigsSynonym",
+                    <describe_configs_response::DescribeConfigsSynonym as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <alter_configs_response::AlterConfigsResponse as Message>::NAME,
+            api_key: Some(
+                <alter_configs_response::AlterConfigsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <alter_configs_response::AlterConfigsResponse as Message>::VERSIONS,
+            flexible: <alter_configs_response::AlterConfigsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AlterConfigsResponse",
+                    <alter_configs_response::AlterConfigsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "AlterConfigsResourceResponse",
+                    <alter_configs_response::AlterConfigsResourceResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <alter_replica_log_dirs_response::AlterReplicaLogDirsResponse as Message>::NAME,
+            api_key: Some(
+                <alter_replica_log_dirs_response::AlterReplicaLogDirsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <alter_replica_log_dirs_response::AlterReplicaLogDirsResponse as Message>::VERSIONS,
+            flexible: <alter_replica_log_dirs_response::AlterReplicaLogDirsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AlterReplicaLogDirsResponse",
+                    <alter_replica_log_dirs_response::AlterReplicaLogDirsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "AlterReplicaLogDirTopicResult",
+                    <alter_replica_log_dirs_response::AlterReplicaLogDirTopicResult as Fields>::FIELDS,
+                ),
+                (
+                    "AlterReplicaLogDirPartitionResult",
+                    <alter_replica_log_dirs_response::AlterReplicaLogDirPartitionResult as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_log_dirs_response::DescribeLogDirsResponse as Message>::NAME,
+            api_key: Some(
+                <describe_log_dirs_response::DescribeLogDirsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_log_dirs_response::DescribeLogDirsResponse as Message>::VERSIONS,
+            flexible: <describe_log_dirs_response::DescribeLogDirsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeLogDirsResponse",
+                    <describe_log_dirs_response::DescribeLogDirsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "DescribeLogDirsResult",
+                    <describe_log_dirs_response::DescribeLogDirsResult as Fields>::FIELDS,
+                ),
+                (
+                    "DescribeLogDirsTopic",
+                    <describe_log_dirs_response::DescribeLogDirsTopic as Fields>::FIELDS,
+                ),
+                (
+                    "DescribeLogDirsPartition",
+                    <describe_log_dirs_response::DescribeLogDirsPartition as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <sasl_authenticate_response::SaslAuthenticateResponse as Message>::NAME,
+            api_key: Some(
+                <sasl_authenticate_response::SaslAuthenticateResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <sasl_authenticate_response::SaslAuthenticateResponse as Message>::VERSIONS,
+            flexible: <sasl_authenticate_response::SaslAuthenticateResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "SaslAuthenticateResponse",
+                    <sasl_authenticate_response::SaslAuthenticateResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <create_partitions_response::CreatePartitionsResponse as Message>::NAME,
+            api_key: Some(
+                <create_partitions_response::CreatePartitionsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <create_partitions_response::CreatePartitionsResponse as Message>::VERSIONS,
+            flexible: <create_partitions_response::CreatePartitionsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "CreatePartitionsResponse",
+                    <create_partitions_response::CreatePartitionsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "CreatePartitionsTopicResult",
+                    <create_partitions_response::CreatePartitionsTopicResult as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <create_delegation_token_response::CreateDelegationTokenResponse as Message>::NAME,
+            api_key: Some(
+                <create_delegation_token_response::CreateDelegationTokenResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <create_delegation_token_response::CreateDelegationTokenResponse as Message>::VERSIONS,
+            flexible: <create_delegation_token_response::CreateDelegationTokenResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "CreateDelegationTokenResponse",
+                    <create_delegation_token_response::CreateDelegationTokenResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <renew_delegation_token_response::RenewDelegationTokenResponse as Message>::NAME,
+            api_key: Some(
+                <renew_delegation_token_response::RenewDelegationTokenResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <renew_delegation_token_response::RenewDelegationTokenResponse as Message>::VERSIONS,
+            flexible: <renew_delegation_token_response::RenewDelegationTokenResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "RenewDelegationTokenResponse",
+                    <renew_delegation_token_response::RenewDelegationTokenResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <expire_delegation_token_response::ExpireDelegationTokenResponse as Message>::NAME,
+            api_key: Some(
+                <expire_delegation_token_response::ExpireDelegationTokenResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <expire_delegation_token_response::ExpireDelegationTokenResponse as Message>::VERSIONS,
+            flexible: <expire_delegation_token_response::ExpireDelegationTokenResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ExpireDelegationTokenResponse",
+                    <expire_delegation_token_response::ExpireDelegationTokenResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_delegation_token_response::DescribeDelegationTokenResponse as Message>::NAME,
+            api_key: Some(
+                <describe_delegation_token_response::DescribeDelegationTokenResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_delegation_token_response::DescribeDelegationTokenResponse as Message>::VERSIONS,
+            flexible: <describe_delegation_token_response::DescribeDelegationTokenResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeDelegationTokenResponse",
+                    <describe_delegation_token_response::DescribeDelegationTokenResponse as Fields>::FIELDS,
+                ),
+                (
+                    "DescribedDelegationToken",
+                    <describe_delegation_token_response::DescribedDelegationToken as Fields>::FIELDS,
+                ),
+                (
+                    "DescribedDelegationTokenRenewer",
+                    <describe_delegation_token_response::DescribedDelegationTokenRenewer as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <delete_groups_response::DeleteGroupsResponse as Message>::NAME,
+            api_key: Some(
+                <delete_groups_response::DeleteGroupsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <delete_groups_response::DeleteGroupsResponse as Message>::VERSIONS,
+            flexible: <delete_groups_response::DeleteGroupsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DeleteGroupsResponse",
+                    <delete_groups_response::DeleteGroupsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "DeletableGroupResult",
+                    <delete_groups_response::DeletableGroupResult as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <elect_leaders_response::ElectLeadersResponse as Message>::NAME,
+            api_key: Some(
+                <elect_leaders_response::ElectLeadersResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <elect_leaders_response::ElectLeadersResponse as Message>::VERSIONS,
+            flexible: <elect_leaders_response::ElectLeadersResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ElectLeadersResponse",
+                    <elect_leaders_response::ElectLeadersResponse as Fields>::FIELDS,
+                ),
+                (
+                    "ReplicaElectionResult",
+                    <elect_leaders_response::ReplicaElectionResult as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionResult",
+                    <elect_leaders_response::PartitionResult as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <incremental_alter_configs_response::IncrementalAlterConfigsResponse as Message>::NAME,
+            api_key: Some(
+                <incremental_alter_configs_response::IncrementalAlterConfigsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <incremental_alter_configs_response::IncrementalAlterConfigsResponse as Message>::VERSIONS,
+            flexible: <incremental_alter_configs_response::IncrementalAlterConfigsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "IncrementalAlterConfigsResponse",
+                    <incremental_alter_configs_response::IncrementalAlterConfigsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "AlterConfigsResourceResponse",
+                    <incremental_alter_configs_response::AlterConfigsResourceResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <alter_partition_reassignments_response::AlterPartitionReassignmentsResponse as Message>::NAME,
+            api_key: Some(
+                <alter_partition_reassignments_response::AlterPartitionReassignmentsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <alter_partition_reassignments_response::AlterPartitionReassignmentsResponse as Message>::VERSIONS,
+            flexible: <alter_partition_reassignments_response::AlterPartitionReassignmentsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AlterPartitionReassignmentsResponse",
+                    <alter_partition_reassignments_response::AlterPartitionReassignmentsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "ReassignableTopicResponse",
+                    <alter_partition_reassignments_response::ReassignableTopicResponse as Fields>::FIELDS,
+                ),
+                (
+                    "ReassignablePartitionResponse",
+                    <alter_partition_reassignments_response::ReassignablePartitionResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <list_partition_reassignments_response::ListPartitionReassignmentsResponse as Message>::NAME,
+            api_key: Some(
+                <list_partition_reassignments_response::ListPartitionReassignmentsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <list_partition_reassignments_response::ListPartitionReassignmentsResponse as Message>::VERSIONS,
+            flexible: <list_partition_reassignments_response::ListPartitionReassignmentsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ListPartitionReassignmentsResponse",
+                    <list_partition_reassignments_response::ListPartitionReassignmentsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "OngoingTopicReassignment",
+                    <list_partition_reassignments_response::OngoingTopicReassignment as Fields>::FIELDS,
+                ),
+                (
+                    "OngoingPartitionReassignment",
+                    <list_partition_reassignments_response::OngoingPartitionReassignment as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <offset_delete_response::OffsetDeleteResponse as Message>::NAME,
+            api_key: Some(
+                <offset_delete_response::OffsetDeleteResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <offset_delete_response::OffsetDeleteResponse as Message>::VERSIONS,
+            flexible: <offset_delete_response::OffsetDeleteResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "OffsetDeleteResponse",
+                    <offset_delete_response::OffsetDeleteResponse as Fields>::FIELDS,
+                ),
+                (
+                    "OffsetDeleteResponseTopic",
+                    <offset_delete_response::OffsetDeleteResponseTopic as Fields>::FIELDS,
+                ),
+                (
+                    "OffsetDeleteResponsePartition",
+                    <offset_delete_response::OffsetDeleteResponsePartition as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_client_quotas_response::DescribeClientQuotasResponse as Message>::NAME,
+            api_key: Some(
+                <describe_client_quotas_response::DescribeClientQuotasResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_client_quotas_response::DescribeClientQuotasResponse as Message>::VERSIONS,
+            flexible: <describe_client_quotas_response::DescribeClientQuotasResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeClientQuotasResponse",
+                    <describe_client_quotas_response::DescribeClientQuotasResponse as Fields>::FIELDS,
+                ),
+                (
+                    "EntryData",
+                    <describe_client_quotas_response::EntryData as Fields>::FIELDS,
+                ),
+                (
+                    "EntityData",
+                    <describe_client_quotas_response::EntityData as Fields>::FIELDS,
+                ),
+                (
+                    "ValueData",
+                    <describe_client_quotas_response::ValueData as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <alter_client_quotas_response::AlterClientQuotasResponse as Message>::NAME,
+            api_key: Some(
+                <alter_client_quotas_response::AlterClientQuotasResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <alter_client_quotas_response::AlterClientQuotasResponse as Message>::VERSIONS,
+            flexible: <alter_client_quotas_response::AlterClientQuotasResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AlterClientQuotasResponse",
+                    <alter_client_quotas_response::AlterClientQuotasResponse as Fields>::FIELDS,
+                ),
+                (
+                    "EntryData",
+                    <alter_client_quotas_response::EntryData as Fields>::FIELDS,
+                ),
+                (
+                    "EntityData",
+                    <alter_client_quotas_response::EntityData as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse as Message>::NAME,
+            api_key: Some(
+                <describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse as Message>::VERSIONS,
+            flexible: <describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeUserScramCredentialsResponse",
+                    <describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "DescribeUserScramCredentialsResult",
+                    <describe_user_scram_credentials_response::DescribeUserScramCredentialsResult as Fields>::FIELDS,
+                ),
+                (
+                    "CredentialInfo",
+                    <describe_user_scram_credentials_response::CredentialInfo as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <alter_user_scram_credentials_response::AlterUserScramCredentialsResponse as Message>::NAME,
+            api_key: Some(
+                <alter_user_scram_credentials_response::AlterUserScramCredentialsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <alter_user_scram_credentials_response::AlterUserScramCredentialsResponse as Message>::VERSIONS,
+            flexible: <alter_user_scram_credentials_response::AlterUserScramCredentialsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AlterUserScramCredentialsResponse",
+                    <alter_user_scram_credentials_response::AlterUserScramCredentialsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "AlterUserScramCredentialsResult",
+                    <alter_user_scram_credentials_response::AlterUserScramCredentialsResult as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <vote_response::VoteResponse as Message>::NAME,
+            api_key: Some(<vote_response::VoteResponse as ApiMessage>::API_KEY),
+            versions: <vote_response::VoteResponse as Message>::VERSIONS,
+            flexible: <vote_response::VoteResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                ("VoteResponse", <vote_response::VoteResponse as Fields>::FIELDS),
+                ("TopicData", <vote_response::TopicData as Fields>::FIELDS),
+                ("NodeEndpoint", <vote_response::NodeEndpoint as Fields>::FIELDS),
+                ("PartitionData", <vote_response::PartitionData as Fields>::FIELDS),
+            ]),
+        },
+        Declared {
+            name: <begin_quorum_epoch_response::BeginQuorumEpochResponse as Message>::NAME,
+            api_key: Some(
+                <begin_quorum_epoch_response::BeginQuorumEpochResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <begin_quorum_epoch_response::BeginQuorumEpochResponse as Message>::VERSIONS,
+            flexible: <begin_quorum_epoch_response::BeginQuorumEpochResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "BeginQuorumEpochResponse",
+                    <begin_quorum_epoch_response::BeginQuorumEpochResponse as Fields>::FIELDS,
+                ),
+                (
+                    "TopicData",
+                    <begin_quorum_epoch_response::TopicData as Fields>::FIELDS,
+                ),
+                (
+                    "NodeEndpoint",
+                    <begin_quorum_epoch_response::NodeEndpoint as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionData",
+                    <begin_quorum_epoch_response::PartitionData as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <end_quorum_epoch_response::EndQuorumEpochResponse as Message>::NAME,
+            api_key: Some(
+                <end_quorum_epoch_response::EndQuorumEpochResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <end_quorum_epoch_response::EndQuorumEpochResponse as Message>::VERSIONS,
+            flexible: <end_quorum_epoch_response::EndQuorumEpochResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "EndQuorumEpochResponse",
+                    <end_quorum_epoch_response::EndQuorumEpochResponse as Fields>::FIELDS,
+                ),
+                ("TopicData", <end_quorum_epoch_response::TopicData as Fields>::FIELDS),
+                (
+                    "NodeEndpoint",
+                    <end_quorum_epoch_response::NodeEndpoint as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionData",
+                    <end_quorum_epoch_response::PartitionData as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_quorum_response::DescribeQuorumResponse as Message>::NAME,
+            api_key: Some(
+                <describe_quorum_response::DescribeQuorumResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_quorum_response::DescribeQuorumResponse as Message>::VERSIONS,
+            flexible: <describe_quorum_response::DescribeQuorumResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeQuorumResponse",
+                    <describe_quorum_response::DescribeQuorumResponse as Fields>::FIELDS,
+                ),
+                ("TopicData", <describe_quorum_response::TopicData as Fields>::FIELDS),
+                ("Node", <describe_quorum_response::Node as Fields>::FIELDS),
+                (
+                    "PartitionData",
+                    <describe_quorum_response::PartitionData as Fields>::FIELDS,
+                ),
+                ("Listener", <describe_quorum_response::Listener as Fields>::FIELDS),
+                (
+                    "ReplicaState",
+                    <describe_quorum_response::ReplicaState as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <alter_partition_response::AlterPartitionResponse as Message>::NAME,
+            api_key: Some(
+                <alter_partition_response::AlterPartitionResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <alter_partition_response::AlterPartitionResponse as Message>::VERSIONS,
+            flexible: <alter_partition_response::AlterPartitionResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AlterPartitionResponse",
+                    <alter_partition_response::AlterPartitionResponse as Fields>::FIELDS,
+                ),
+                ("TopicData", <alter_partition_response::TopicData as Fields>::FIELDS),
+                (
+                    "PartitionData",
+                    <alter_partition_response::PartitionData as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <update_features_response::UpdateFeaturesResponse as Message>::NAME,
+            api_key: Some(
+                <update_features_response::UpdateFeaturesResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <update_features_response::UpdateFeaturesResponse as Message>::VERSIONS,
+            flexible: <update_features_response::UpdateFeaturesResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "UpdateFeaturesResponse",
+                    <update_features_response::UpdateFeaturesResponse as Fields>::FIELDS,
+                ),
+                (
+                    "UpdatableFeatureResult",
+                    <update_features_response::UpdatableFeatureResult as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <envelope_response::EnvelopeResponse as Message>::NAME,
+            api_key: Some(<envelope_response::EnvelopeResponse as ApiMessage>::API_KEY),
+            versions: <envelope_response::EnvelopeResponse as Message>::VERSIONS,
+            flexible: <envelope_response::EnvelopeResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "EnvelopeResponse",
+                    <envelope_response::EnvelopeResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <fetch_snapshot_response::FetchSnapshotResponse as Message>::NAME,
+            api_key: Some(
+                <fetch_snapshot_response::FetchSnapshotResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <fetch_snapshot_response::FetchSnapshotResponse as Message>::VERSIONS,
+            flexible: <fetch_snapshot_response::FetchSnapshotResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "FetchSnapshotResponse",
+                    <fetch_snapshot_response::FetchSnapshotResponse as Fields>::FIELDS,
+                ),
+                (
+                    "TopicSnapshot",
+                    <fetch_snapshot_response::TopicSnapshot as Fields>::FIELDS,
+                ),
+                (
+                    "NodeEndpoint",
+                    <fetch_snapshot_response::NodeEndpoint as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionSnapshot",
+                    <fetch_snapshot_response::PartitionSnapshot as Fields>::FIELDS,
+                ),
+                ("SnapshotId", <fetch_snapshot_response::SnapshotId as Fields>::FIELDS),
+                (
+                    "LeaderIdAndEpoch",
+                    <fetch_snapshot_response::LeaderIdAndEpoch as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_cluster_response::DescribeClusterResponse as Message>::NAME,
+            api_key: Some(
+                <describe_cluster_response::DescribeClusterResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_cluster_response::DescribeClusterResponse as Message>::VERSIONS,
+            flexible: <describe_cluster_response::DescribeClusterResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeClusterResponse",
+                    <describe_cluster_response::DescribeClusterResponse as Fields>::FIELDS,
+                ),
+                (
+                    "DescribeClusterBroker",
+                    <describe_cluster_response::DescribeClusterBroker as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_producers_response::DescribeProducersResponse as Message>::NAME,
+            api_key: Some(
+                <describe_producers_response::DescribeProducersResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_producers_response::DescribeProducersResponse as Message>::VERSIONS,
+            flexible: <describe_producers_response::DescribeProducersResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeProducersResponse",
+                    <describe_producers_response::DescribeProducersResponse as Fields>::FIELDS,
+                ),
+                (
+                    "TopicResponse",
+                    <describe_producers_response::TopicResponse as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionResponse",
+                    <describe_producers_response::PartitionResponse as Fields>::FIELDS,
+                ),
+                (
+                    "ProducerState",
+                    <describe_producers_response::ProducerState as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <broker_registration_response::BrokerRegistrationResponse as Message>::NAME,
+            api_key: Some(
+                <broker_registration_response::BrokerRegistrationResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <broker_registration_response::BrokerRegistrationResponse as Message>::VERSIONS,
+            flexible: <broker_registration_response::BrokerRegistrationResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "BrokerRegistrationResponse",
+                    <broker_registration_response::BrokerRegistrationResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <broker_heartbeat_response::BrokerHeartbeatResponse as Message>::NAME,
+            api_key: Some(
+                <broker_heartbeat_response::BrokerHeartbeatResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <broker_heartbeat_response::BrokerHeartbeatResponse as Message>::VERSIONS,
+            flexible: <broker_heartbeat_response::BrokerHeartbeatResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "BrokerHeartbeatResponse",
+                    <broker_heartbeat_response::BrokerHeartbeatResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <unregister_broker_response::UnregisterBrokerResponse as Message>::NAME,
+            api_key: Some(
+                <unregister_broker_response::UnregisterBrokerResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <unregister_broker_response::UnregisterBrokerResponse as Message>::VERSIONS,
+            flexible: <unregister_broker_response::UnregisterBrokerResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "UnregisterBrokerResponse",
+                    <unregister_broker_response::UnregisterBrokerResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_transactions_response::DescribeTransactionsResponse as Message>::NAME,
+            api_key: Some(
+                <describe_transactions_response::DescribeTransactionsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_transactions_response::DescribeTransactionsResponse as Message>::VERSIONS,
+            flexible: <describe_transactions_response::DescribeTransactionsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeTransactionsResponse",
+                    <describe_transactions_response::DescribeTransactionsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "TransactionState",
+                    <describe_transactions_response::TransactionState as Fields>::FIELDS,
+                ),
+                (
+                    "TopicData",
+                    <describe_transactions_response::TopicData as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <list_transactions_response::ListTransactionsResponse as Message>::NAME,
+            api_key: Some(
+                <list_transactions_response::ListTransactionsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <list_transactions_response::ListTransactionsResponse as Message>::VERSIONS,
+            flexible: <list_transactions_response::ListTransactionsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ListTransactionsResponse",
+                    <list_transactions_response::ListTransactionsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "TransactionState",
+                    <list_transactions_response::TransactionState as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <allocate_producer_ids_response::AllocateProducerIdsResponse as Message>::NAME,
+            api_key: Some(
+                <allocate_producer_ids_response::AllocateProducerIdsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <allocate_producer_ids_response::AllocateProducerIdsResponse as Message>::VERSIONS,
+            flexible: <allocate_producer_ids_response::AllocateProducerIdsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AllocateProducerIdsResponse",
+                    <allocate_producer_ids_response::AllocateProducerIdsResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse as Message>::NAME,
+            api_key: Some(
+                <consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse as Message>::VERSIONS,
+            flexible: <consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ConsumerGroupHeartbeatResponse",
+                    <consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse as Fields>::FIELDS,
+                ),
+                (
+                    "Assignment",
+                    <consumer_group_heartbeat_response::Assignment as Fields>::FIELDS,
+                ),
+                (
+                    "TopicPartitions",
+                    <consumer_group_heartbeat_response::TopicPartitions as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <consumer_group_describe_response::ConsumerGroupDescribeResponse as Message>::NAME,
+            api_key: Some(
+                <consumer_group_describe_response::ConsumerGroupDescribeResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <consumer_group_describe_response::ConsumerGroupDescribeResponse as Message>::VERSIONS,
+            flexible: <consumer_group_describe_response::ConsumerGroupDescribeResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ConsumerGroupDescribeResponse",
+                    <consumer_group_describe_response::ConsumerGroupDescribeResponse as Fields>::FIELDS,
+                ),
+                (
+                    "DescribedGroup",
+                    <consumer_group_describe_response::DescribedGroup as Fields>::FIELDS,
+                ),
+                ("Member", <consumer_group_describe_response::Member as Fields>::FIELDS),
+                (
+                    "Assignment",
+                    <consumer_group_describe_response::Assignment as Fields>::FIELDS,
+                ),
+                (
+                    "TopicPartitions",
+                    <consumer_group_describe_response::TopicPartitions as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <controller_registration_response::ControllerRegistrationResponse as Message>::NAME,
+            api_key: Some(
+                <controller_registration_response::ControllerRegistrationResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <controller_registration_response::ControllerRegistrationResponse as Message>::VERSIONS,
+            flexible: <controller_registration_response::ControllerRegistrationResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ControllerRegistrationResponse",
+                    <controller_registration_response::ControllerRegistrationResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse as Message>::NAME,
+            api_key: Some(
+                <get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse as Message>::VERSIONS,
+            flexible: <get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "GetTelemetrySubscriptionsResponse",
+                    <get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <push_telemetry_response::PushTelemetryResponse as Message>::NAME,
+            api_key: Some(
+                <push_telemetry_response::PushTelemetryResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <push_telemetry_response::PushTelemetryResponse as Message>::VERSIONS,
+            flexible: <push_telemetry_response::PushTelemetryResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "PushTelemetryResponse",
+                    <push_telemetry_response::PushTelemetryResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <assign_replicas_to_dirs_response::AssignReplicasToDirsResponse as Message>::NAME,
+            api_key: Some(
+                <assign_replicas_to_dirs_response::AssignReplicasToDirsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <assign_replicas_to_dirs_response::AssignReplicasToDirsResponse as Message>::VERSIONS,
+            flexible: <assign_replicas_to_dirs_response::AssignReplicasToDirsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AssignReplicasToDirsResponse",
+                    <assign_replicas_to_dirs_response::AssignReplicasToDirsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "DirectoryData",
+                    <assign_replicas_to_dirs_response::DirectoryData as Fields>::FIELDS,
+                ),
+                (
+                    "TopicData",
+                    <assign_replicas_to_dirs_response::TopicData as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionData",
+                    <assign_replicas_to_dirs_response::PartitionData as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <list_config_resources_response::ListConfigResourcesResponse as Message>::NAME,
+            api_key: Some(
+                <list_config_resources_response::ListConfigResourcesResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <list_config_resources_response::ListConfigResourcesResponse as Message>::VERSIONS,
+            flexible: <list_config_resources_response::ListConfigResourcesResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ListConfigResourcesResponse",
+                    <list_config_resources_response::ListConfigResourcesResponse as Fields>::FIELDS,
+                ),
+                (
+                    "ConfigResource",
+                    <list_config_resources_response::ConfigResource as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_topic_partitions_response::DescribeTopicPartitionsResponse as Message>::NAME,
+            api_key: Some(
+                <describe_topic_partitions_response::DescribeTopicPartitionsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_topic_partitions_response::DescribeTopicPartitionsResponse as Message>::VERSIONS,
+            flexible: <describe_topic_partitions_response::DescribeTopicPartitionsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeTopicPartitionsResponse",
+                    <describe_topic_partitions_response::DescribeTopicPartitionsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "DescribeTopicPartitionsResponseTopic",
+                    <describe_topic_partitions_response::DescribeTopicPartitionsResponseTopic as Fields>::FIELDS,
+                ),
+                (
+                    "Cursor",
+                    <describe_topic_partitions_response::Cursor as Fields>::FIELDS,
+                ),
+                (
+                    "DescribeTopicPartitionsResponsePartition",
+                    <describe_topic_partitions_response::DescribeTopicPartitionsResponsePartition as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <share_group_heartbeat_response::ShareGroupHeartbeatResponse as Message>::NAME,
+            api_key: Some(
+                <share_group_heartbeat_response::ShareGroupHeartbeatResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <share_group_heartbeat_response::ShareGroupHeartbeatResponse as Message>::VERSIONS,
+            flexible: <share_group_heartbeat_response::ShareGroupHeartbeatResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ShareGroupHeartbeatResponse",
+                    <share_group_heartbeat_response::ShareGroupHeartbeatResponse as Fields>::FIELDS,
+                ),
+                (
+                    "Assignment",
+                    <share_group_heartbeat_response::Assignment as Fields>::FIELDS,
+                ),
+                (
+                    "TopicPartitions",
+                    <share_group_heartbeat_response::TopicPartitions as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <share_group_describe_response::ShareGroupDescribeResponse as Message>::NAME,
+            api_key: Some(
+                <share_group_describe_response::ShareGroupDescribeResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <share_group_describe_response::ShareGroupDescribeResponse as Message>::VERSIONS,
+            flexible: <share_group_describe_response::ShareGroupDescribeResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ShareGroupDescribeResponse",
+                    <share_group_describe_response::ShareGroupDescribeResponse as Fields>::FIELDS,
+                ),
+                (
+                    "DescribedGroup",
+                    <share_group_describe_response::DescribedGroup as Fields>::FIELDS,
+                ),
+                ("Member", <share_group_describe_response::Member as Fields>::FIELDS),
+                (
+                    "Assignment",
+                    <share_group_describe_response::Assignment as Fields>::FIELDS,
+                ),
+                (
+                    "TopicPartitions",
+                    <share_group_describe_response::TopicPartitions as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <share_fetch_response::ShareFetchResponse as Message>::NAME,
+            api_key: Some(
+                <share_fetch_response::ShareFetchResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <share_fetch_response::ShareFetchResponse as Message>::VERSIONS,
+            flexible: <share_fetch_response::ShareFetchResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ShareFetchResponse",
+                    <share_fetch_response::ShareFetchResponse as Fields>::FIELDS,
+                ),
+                (
+                    "ShareFetchableTopicResponse",
+                    <share_fetch_response::ShareFetchableTopicResponse as Fields>::FIELDS,
+                ),
+                ("NodeEndpoint", <share_fetch_response::NodeEndpoint as Fields>::FIELDS),
+                (
+                    "PartitionData",
+                    <share_fetch_response::PartitionData as Fields>::FIELDS,
+                ),
+                (
+                    "LeaderIdAndEpoch",
+                    <share_fetch_response::LeaderIdAndEpoch as Fields>::FIELDS,
+                ),
+                (
+                    "AcquiredRecords",
+                    <share_fetch_response::AcquiredRecords as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <share_acknowledge_response::ShareAcknowledgeResponse as Message>::NAME,
+            api_key: Some(
+                <share_acknowledge_response::ShareAcknowledgeResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <share_acknowledge_response::ShareAcknowledgeResponse as Message>::VERSIONS,
+            flexible: <share_acknowledge_response::ShareAcknowledgeResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ShareAcknowledgeResponse",
+                    <share_acknowledge_response::ShareAcknowledgeResponse as Fields>::FIELDS,
+                ),
+                (
+                    "ShareAcknowledgeTopicResponse",
+                    <share_acknowledge_response::ShareAcknowledgeTopicResponse as Fields>::FIELDS,
+                ),
+                (
+                    "NodeEndpoint",
+                    <share_acknowledge_response::NodeEndpoint as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionData",
+                    <share_acknowledge_response::PartitionData as Fields>::FIELDS,
+                ),
+                (
+                    "LeaderIdAndEpoch",
+                    <share_acknowledge_response::LeaderIdAndEpoch as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <add_raft_voter_response::AddRaftVoterResponse as Message>::NAME,
+            api_key: Some(
+                <add_raft_voter_response::AddRaftVoterResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <add_raft_voter_response::AddRaftVoterResponse as Message>::VERSIONS,
+            flexible: <add_raft_voter_response::AddRaftVoterResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AddRaftVoterResponse",
+                    <add_raft_voter_response::AddRaftVoterResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <remove_raft_voter_response::RemoveRaftVoterResponse as Message>::NAME,
+            api_key: Some(
+                <remove_raft_voter_response::RemoveRaftVoterResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <remove_raft_voter_response::RemoveRaftVoterResponse as Message>::VERSIONS,
+            flexible: <remove_raft_voter_response::RemoveRaftVoterResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "RemoveRaftVoterResponse",
+                    <remove_raft_voter_response::RemoveRaftVoterResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <update_raft_voter_response::UpdateRaftVoterResponse as Message>::NAME,
+            api_key: Some(
+                <update_raft_voter_response::UpdateRaftVoterResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <update_raft_voter_response::UpdateRaftVoterResponse as Message>::VERSIONS,
+            flexible: <update_raft_voter_response::UpdateRaftVoterResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "UpdateRaftVoterResponse",
+                    <update_raft_voter_response::UpdateRaftVoterResponse as Fields>::FIELDS,
+                ),
+                (
+                    "CurrentLeader",
+                    <update_raft_voter_response::CurrentLeader as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <initialize_share_group_state_response::InitializeShareGroupStateResponse as Message>::NAME,
+            api_key: Some(
+                <initialize_share_group_state_response::InitializeShareGroupStateResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <initialize_share_group_state_response::InitializeShareGroupStateResponse as Message>::VERSIONS,
+            flexible: <initialize_share_group_state_response::InitializeShareGroupStateResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "InitializeShareGroupStateResponse",
+                    <initialize_share_group_state_response::InitializeShareGroupStateResponse as Fields>::FIELDS,
+                ),
+                (
+                    "InitializeStateResult",
+                    <initialize_share_group_state_response::InitializeStateResult as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionResult",
+                    <initialize_share_group_state_response::PartitionResult as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <read_share_group_state_response::ReadShareGroupStateResponse as Message>::NAME,
+            api_key: Some(
+                <read_share_group_state_response::ReadShareGroupStateResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <read_share_group_state_response::ReadShareGroupStateResponse as Message>::VERSIONS,
+            flexible: <read_share_group_state_response::ReadShareGroupStateResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ReadShareGroupStateResponse",
+                    <read_share_group_state_response::ReadShareGroupStateResponse as Fields>::FIELDS,
+                ),
+                (
+                    "ReadStateResult",
+                    <read_share_group_state_response::ReadStateResult as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionResult",
+                    <read_share_group_state_response::PartitionResult as Fields>::FIELDS,
+                ),
+                (
+                    "StateBatch",
+                    <read_share_group_state_response::StateBatch as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <write_share_group_state_response::WriteShareGroupStateResponse as Message>::NAME,
+            api_key: Some(
+                <write_share_group_state_response::WriteShareGroupStateResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <write_share_group_state_response::WriteShareGroupStateResponse as Message>::VERSIONS,
+            flexible: <write_share_group_state_response::WriteShareGroupStateResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "WriteShareGroupStateResponse",
+                    <write_share_group_state_response::WriteShareGroupStateResponse as Fields>::FIELDS,
+                ),
+                (
+                    "WriteStateResult",
+                    <write_share_group_state_response::WriteStateResult as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionResult",
+                    <write_share_group_state_response::PartitionResult as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <delete_share_group_state_response::DeleteShareGroupStateResponse as Message>::NAME,
+            api_key: Some(
+                <delete_share_group_state_response::DeleteShareGroupStateResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <delete_share_group_state_response::DeleteShareGroupStateResponse as Message>::VERSIONS,
+            flexible: <delete_share_group_state_response::DeleteShareGroupStateResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DeleteShareGroupStateResponse",
+                    <delete_share_group_state_response::DeleteShareGroupStateResponse as Fields>::FIELDS,
+                ),
+                (
+                    "DeleteStateResult",
+                    <delete_share_group_state_response::DeleteStateResult as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionResult",
+                    <delete_share_group_state_response::PartitionResult as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse as Message>::NAME,
+            api_key: Some(
+                <read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse as Message>::VERSIONS,
+            flexible: <read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "ReadShareGroupStateSummaryResponse",
+                    <read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse as Fields>::FIELDS,
+                ),
+                (
+                    "ReadStateSummaryResult",
+                    <read_share_group_state_summary_response::ReadStateSummaryResult as Fields>::FIELDS,
+                ),
+                (
+                    "PartitionResult",
+                    <read_share_group_state_summary_response::PartitionResult as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <streams_group_heartbeat_response::StreamsGroupHeartbeatResponse as Message>::NAME,
+            api_key: Some(
+                <streams_group_heartbeat_response::StreamsGroupHeartbeatResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <streams_group_heartbeat_response::StreamsGroupHeartbeatResponse as Message>::VERSIONS,
+            flexible: <streams_group_heartbeat_response::StreamsGroupHeartbeatResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "StreamsGroupHeartbeatResponse",
+                    <streams_group_heartbeat_response::StreamsGroupHeartbeatResponse as Fields>::FIELDS,
+                ),
+                ("Status", <streams_group_heartbeat_response::Status as Fields>::FIELDS),
+                (
+                    "TaskIds",
+                    <streams_group_heartbeat_response::TaskIds as Fields>::FIELDS,
+                ),
+                (
+                    "EndpointToPartitions",
+                    <streams_group_heartbeat_response::EndpointToPartitions as Fields>::FIELDS,
+                ),
+                (
+                    "Endpoint",
+                    <streams_group_heartbeat_response::Endpoint as Fields>::FIELDS,
+                ),
+                (
+                    "TopicPartition",
+                    <streams_group_heartbeat_response::TopicPartition as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <streams_group_describe_response::StreamsGroupDescribeResponse as Message>::NAME,
+            api_key: Some(
+                <streams_group_describe_response::StreamsGroupDescribeResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <streams_group_describe_response::StreamsGroupDescribeResponse as Message>::VERSIONS,
+            flexible: <streams_group_describe_response::StreamsGroupDescribeResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "StreamsGroupDescribeResponse",
+                    <streams_group_describe_response::StreamsGroupDescribeResponse as Fields>::FIELDS,
+                ),
+                (
+                    "DescribedGroup",
+                    <streams_group_describe_response::DescribedGroup as Fields>::FIELDS,
+                ),
+                (
+                    "Topology",
+                    <streams_group_describe_response::Topology as Fields>::FIELDS,
+                ),
+                ("Member", <streams_group_describe_response::Member as Fields>::FIELDS),
+                (
+                    "TopologyDescription",
+                    <streams_group_describe_response::TopologyDescription as Fields>::FIELDS,
+                ),
+                (
+                    "Subtopology",
+                    <streams_group_describe_response::Subtopology as Fields>::FIELDS,
+                ),
+                (
+                    "Endpoint",
+                    <streams_group_describe_response::Endpoint as Fields>::FIELDS,
+                ),
+                (
+                    "KeyValue",
+                    <streams_group_describe_response::KeyValue as Fields>::FIELDS,
+                ),
+                (
+                    "TaskOffset",
+                    <streams_group_describe_response::TaskOffset as Fields>::FIELDS,
+                ),
+                (
+                    "Assignment",
+                    <streams_group_describe_response::Assignment as Fields>::FIELDS,
+                ),
+                (
+                    "TopologyDescriptionSubtopology",
+                    <streams_group_describe_response::TopologyDescriptionSubtopology as Fields>::FIELDS,
+                ),
+                (
+                    "TopologyDescriptionGlobalStore",
+                    <streams_group_describe_response::TopologyDescriptionGlobalStore as Fields>::FIELDS,
+                ),
+                (
+                    "TopicInfo",
+                    <streams_group_describe_response::TopicInfo as Fields>::FIELDS,
+                ),
+                (
+                    "TaskIds",
+                    <streams_group_describe_response::TaskIds as Fields>::FIELDS,
+                ),
+                (
+                    "TopologyDescriptionNode",
+                    <streams_group_describe_response::TopologyDescriptionNode as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse as Message>::NAME,
+            api_key: Some(
+                <describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse as Message>::VERSIONS,
+            flexible: <describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DescribeShareGroupOffsetsResponse",
+                    <describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "DescribeShareGroupOffsetsResponseGroup",
+                    <describe_share_group_offsets_response::DescribeShareGroupOffsetsResponseGroup as Fields>::FIELDS,
+                ),
+                (
+                    "DescribeShareGroupOffsetsResponseTopic",
+                    <describe_share_group_offsets_response::DescribeShareGroupOffsetsResponseTopic as Fields>::FIELDS,
+                ),
+                (
+                    "DescribeShareGroupOffsetsResponsePartition",
+                    <describe_share_group_offsets_response::DescribeShareGroupOffsetsResponsePartition as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <alter_share_group_offsets_response::AlterShareGroupOffsetsResponse as Message>::NAME,
+            api_key: Some(
+                <alter_share_group_offsets_response::AlterShareGroupOffsetsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <alter_share_group_offsets_response::AlterShareGroupOffsetsResponse as Message>::VERSIONS,
+            flexible: <alter_share_group_offsets_response::AlterShareGroupOffsetsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "AlterShareGroupOffsetsResponse",
+                    <alter_share_group_offsets_response::AlterShareGroupOffsetsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "AlterShareGroupOffsetsResponseTopic",
+                    <alter_share_group_offsets_response::AlterShareGroupOffsetsResponseTopic as Fields>::FIELDS,
+                ),
+                (
+                    "AlterShareGroupOffsetsResponsePartition",
+                    <alter_share_group_offsets_response::AlterShareGroupOffsetsResponsePartition as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse as Message>::NAME,
+            api_key: Some(
+                <delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse as Message>::VERSIONS,
+            flexible: <delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "DeleteShareGroupOffsetsResponse",
+                    <delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse as Fields>::FIELDS,
+                ),
+                (
+                    "DeleteShareGroupOffsetsResponseTopic",
+                    <delete_share_group_offsets_response::DeleteShareGroupOffsetsResponseTopic as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse as Message>::NAME,
+            api_key: Some(
+                <streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse as Message>::VERSIONS,
+            flexible: <streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "StreamsGroupTopologyDescriptionUpdateResponse",
+                    <streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+        Declared {
+            name: <unregister_controller_response::UnregisterControllerResponse as Message>::NAME,
+            api_key: Some(
+                <unregister_controller_response::UnregisterControllerResponse as ApiMessage>::API_KEY,
+            ),
+            versions: <unregister_controller_response::UnregisterControllerResponse as Message>::VERSIONS,
+            flexible: <unregister_controller_response::UnregisterControllerResponse as Message>::FLEXIBLE_VERSIONS,
+            structs: Vec::from([
+                (
+                    "UnregisterControllerResponse",
+                    <unregister_controller_response::UnregisterControllerResponse as Fields>::FIELDS,
+                ),
+            ]),
+        },
+    ])
 }

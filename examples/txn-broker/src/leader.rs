@@ -8,6 +8,9 @@
 //! and ListOffsets. A leader change is the new leader loading the same log file.
 
 mod log;
+mod producer;
+mod read;
+mod validate;
 
 #[cfg(test)]
 mod tests;
@@ -16,6 +19,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use kafka_wire::messages::fetch_request::FetchPartition;
 use kafka_wire::messages::fetch_response::{
     AbortedTransaction, FetchableTopicResponse, PartitionData,
 };
@@ -32,10 +36,10 @@ use kafka_wire::messages::{
     ProduceResponse, WriteTxnMarkersRequest, WriteTxnMarkersResponse,
 };
 use kafka_wire::records::RecordBatch;
-use kafka_wire::{KafkaString, Records};
+use kafka_wire::{ErrorCode, KafkaString, Records};
 
 use crate::cluster::{BrokerId, Cluster, TopicPartition};
-use crate::errors;
+use crate::fencing;
 use crate::storage::Storage;
 use crate::trace;
 use log::{MarkerOutcome, MarkerRequest, Partition};
@@ -55,6 +59,13 @@ const EARLIEST_LOCAL: i64 = -4;
 
 /// Fetch and ListOffsets isolation level 1.
 const READ_COMMITTED: i8 = 1;
+
+/// What a Fetch may still return: the bytes left under its limit, and whether it has taken
+/// anything yet (the first batch it finds is taken whatever its size).
+struct FetchBudget {
+    left: usize,
+    sent_any: bool,
+}
 
 /// All partitions one broker leads.
 pub struct Leaders {
@@ -130,10 +141,10 @@ impl Leaders {
     }
 
     /// The error code for a partition this broker does not lead.
-    fn not_here(&self, tp: &TopicPartition) -> i16 {
+    fn not_here(&self, tp: &TopicPartition) -> ErrorCode {
         match self.cluster.as_ref().and_then(|c| c.leader(tp)) {
-            Some(_) => errors::NOT_LEADER_OR_FOLLOWER,
-            None => errors::UNKNOWN_TOPIC_OR_PARTITION,
+            Some(_) => ErrorCode::NOT_LEADER_OR_FOLLOWER,
+            None => ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
         }
     }
 
@@ -153,14 +164,15 @@ impl Leaders {
                     base_offset: -1,
                     ..PartitionProduceResponse::default()
                 };
-                let fail = |out: &mut PartitionProduceResponse, code: i16, message: String| {
-                    out.error_code = code;
-                    out.error_message = Some(KafkaString::from(message));
-                };
+                let fail =
+                    |out: &mut PartitionProduceResponse, code: ErrorCode, message: String| {
+                        out.error_code = code.code();
+                        out.error_message = Some(KafkaString::from(message));
+                    };
                 if !acks_ok {
                     fail(
                         &mut out,
-                        errors::INVALID_REQUIRED_ACKS,
+                        ErrorCode::INVALID_REQUIRED_ACKS,
                         format!("acks {} (only -1, 0 and 1 are valid)", req.acks),
                     );
                 } else if !self.partitions.contains_key(&tp) {
@@ -206,13 +218,14 @@ impl Leaders {
     ) -> WriteTxnMarkersResponse {
         let now = self.now();
         answer_markers(req, |marker, tp| {
-            if listener != Listener::InterBroker {
+            if let Err(fenced) = fencing::check_marker_listener(listener) {
                 trace!(
                     self.who,
-                    "{tp}: refused marker of producer {} from the client listener",
-                    marker.producer_id
+                    "{tp}: refused marker of producer {}: {}",
+                    marker.producer_id,
+                    fenced.reason
                 );
-                return errors::CLUSTER_AUTHORIZATION_FAILED;
+                return fenced.code;
             }
             let Some(part) = self.partitions.get_mut(tp) else {
                 return self.not_here(tp);
@@ -222,10 +235,10 @@ impl Leaders {
                 producer_epoch: marker.producer_epoch,
                 commit: marker.transaction_result,
                 coordinator_epoch: marker.coordinator_epoch,
-                strict_epoch: marker.transaction_version >= 2,
+                transaction_version: marker.transaction_version,
             };
             match part.write_marker(self.storage.as_mut(), &ask, now, &self.who) {
-                Ok(MarkerOutcome::Written(_) | MarkerOutcome::NoOp) => errors::NONE,
+                Ok(MarkerOutcome::Written(_) | MarkerOutcome::NoOp) => ErrorCode::NONE,
                 Err(refusal) => refusal.code,
             }
         })
@@ -237,63 +250,20 @@ impl Leaders {
     /// with data. Answers at once: `min_bytes` and `max_wait_ms` are not waited for.
     pub fn fetch(&self, req: &FetchRequest, _version: i16) -> FetchResponse {
         let committed = req.isolation_level == READ_COMMITTED;
-        let mut left = usize::try_from(req.max_bytes).unwrap_or(0);
-        let mut sent_any = false;
+        let mut budget = FetchBudget {
+            left: usize::try_from(req.max_bytes).unwrap_or(0),
+            sent_any: false,
+        };
         let mut responses = Vec::with_capacity(req.topics.len());
         for topic in &req.topics {
-            let mut partitions = Vec::with_capacity(topic.partitions.len());
-            for fp in &topic.partitions {
-                let tp = TopicPartition::new(topic.topic.as_str(), fp.partition);
-                let mut out = PartitionData {
-                    partition_index: fp.partition,
-                    high_watermark: -1,
-                    last_stable_offset: -1,
-                    log_start_offset: -1,
-                    aborted_transactions: None,
-                    records: Some(Records::default()),
-                    ..PartitionData::default()
-                };
-                let Some(part) = self.partitions.get(&tp) else {
-                    out.error_code = self.not_here(&tp);
-                    partitions.push(out);
-                    continue;
-                };
-                let hw = part.high_watermark();
-                let lso = part.last_stable_offset();
-                out.high_watermark = hw;
-                out.last_stable_offset = lso;
-                out.log_start_offset = part.log_start_offset();
-                if fp.fetch_offset < part.log_start_offset() || fp.fetch_offset > hw {
-                    out.error_code = errors::OFFSET_OUT_OF_RANGE;
-                    partitions.push(out);
-                    continue;
-                }
-                let upper = if committed { lso } else { hw };
-                let budget = usize::try_from(fp.partition_max_bytes)
-                    .unwrap_or(0)
-                    .min(left);
-                let slice = part.read(fp.fetch_offset, upper, budget, !sent_any);
-                if !slice.bytes.is_empty() {
-                    sent_any = true;
-                    left = left.saturating_sub(slice.bytes.len());
-                }
-                if committed && slice.bytes.is_empty() {
-                    out.aborted_transactions = Some(Vec::new());
-                } else if committed {
-                    out.aborted_transactions = Some(
-                        part.aborted_between(slice.from, slice.to)
-                            .into_iter()
-                            .map(|a| AbortedTransaction {
-                                producer_id: a.producer_id,
-                                first_offset: a.first_offset,
-                                ..AbortedTransaction::default()
-                            })
-                            .collect(),
-                    );
-                }
-                out.records = Some(Records::new(slice.bytes));
-                partitions.push(out);
-            }
+            let partitions = topic
+                .partitions
+                .iter()
+                .map(|fp| {
+                    let tp = TopicPartition::new(topic.topic.as_str(), fp.partition);
+                    self.fetch_partition(&tp, fp, committed, &mut budget)
+                })
+                .collect();
             responses.push(FetchableTopicResponse {
                 topic: topic.topic.clone(),
                 topic_id: topic.topic_id,
@@ -305,6 +275,63 @@ impl Leaders {
             responses,
             ..FetchResponse::default()
         }
+    }
+
+    /// One partition of a Fetch, taking what it returns from `budget`.
+    fn fetch_partition(
+        &self,
+        tp: &TopicPartition,
+        fp: &FetchPartition,
+        committed: bool,
+        budget: &mut FetchBudget,
+    ) -> PartitionData {
+        let mut out = PartitionData {
+            partition_index: fp.partition,
+            high_watermark: -1,
+            last_stable_offset: -1,
+            log_start_offset: -1,
+            aborted_transactions: None,
+            records: Some(Records::default()),
+            ..PartitionData::default()
+        };
+        let Some(part) = self.partitions.get(tp) else {
+            out.error_code = self.not_here(tp).code();
+            return out;
+        };
+        let hw = part.high_watermark();
+        let lso = part.last_stable_offset();
+        out.high_watermark = hw;
+        out.last_stable_offset = lso;
+        out.log_start_offset = part.log_start_offset();
+        if fp.fetch_offset < part.log_start_offset() || fp.fetch_offset > hw {
+            out.error_code = ErrorCode::OFFSET_OUT_OF_RANGE.code();
+            return out;
+        }
+        let upper = if committed { lso } else { hw };
+        let limit = usize::try_from(fp.partition_max_bytes)
+            .unwrap_or(0)
+            .min(budget.left);
+        let slice = part.read(fp.fetch_offset, upper, limit, !budget.sent_any);
+        if !slice.bytes.is_empty() {
+            budget.sent_any = true;
+            budget.left = budget.left.saturating_sub(slice.bytes.len());
+        }
+        if committed && slice.bytes.is_empty() {
+            out.aborted_transactions = Some(Vec::new());
+        } else if committed {
+            out.aborted_transactions = Some(
+                part.aborted_between(slice.from, slice.to)
+                    .into_iter()
+                    .map(|a| AbortedTransaction {
+                        producer_id: a.producer_id,
+                        first_offset: a.first_offset,
+                        ..AbortedTransaction::default()
+                    })
+                    .collect(),
+            );
+        }
+        out.records = Some(Records::new(slice.bytes));
+        out
     }
 
     /// -2 (and -4): the log start; -1: the high watermark, or the last stable offset for
@@ -322,7 +349,7 @@ impl Leaders {
                     ..ListOffsetsPartitionResponse::default()
                 };
                 match self.partitions.get(&tp) {
-                    None => out.error_code = self.not_here(&tp),
+                    None => out.error_code = self.not_here(&tp).code(),
                     Some(part) => {
                         let upper = if committed {
                             part.last_stable_offset()
@@ -373,7 +400,7 @@ impl Leaders {
 /// partition's error code, called in request order (markers, then topics, then partitions).
 pub fn answer_markers(
     req: &WriteTxnMarkersRequest,
-    mut code: impl FnMut(&WritableTxnMarker, &TopicPartition) -> i16,
+    mut code: impl FnMut(&WritableTxnMarker, &TopicPartition) -> ErrorCode,
 ) -> WriteTxnMarkersResponse {
     let markers = req
         .markers
@@ -393,7 +420,8 @@ pub fn answer_markers(
                             error_code: code(
                                 marker,
                                 &TopicPartition::new(topic.name.as_str(), index),
-                            ),
+                            )
+                            .code(),
                             ..WritableTxnMarkerPartitionResult::default()
                         })
                         .collect(),

@@ -10,6 +10,8 @@
 //!   ListOffsets.
 //! - [`coordinator`]: the transaction coordinator with its durable transaction log, the
 //!   two-phase finish (decision first, markers after) and the retries of phase 2.
+//! - `fencing` (crate-private): every fencing rule, of the coordinator and of the leaders, in
+//!   one place: producer epochs, coordinator epochs, the transaction-version-2 rule.
 //! - [`server`]: TCP listeners (one for clients, one for brokers), framing, ApiVersions and
 //!   Metadata, and the marker sender.
 //! - [`trace`]: the `--verbose` trace.
@@ -17,7 +19,7 @@
 
 pub mod cluster;
 pub mod coordinator;
-pub mod errors;
+mod fencing;
 pub mod leader;
 pub mod server;
 pub mod storage;

@@ -285,7 +285,6 @@ fn move_leader(args: &Args) -> Result<(), String> {
 }
 
 fn dump(args: &Args) -> Result<(), String> {
-    use kafka_wire::records::{ControlRecordType, RecordsReader};
     args.only(&["--data"])?;
     let dir = data_dir(args)?;
     let cluster = server::read_cluster(&dir).map_err(|e| format!("cluster.txt: {e}"))?;
@@ -293,69 +292,90 @@ fn dump(args: &Args) -> Result<(), String> {
         let path = dir.join(format!("log-{}-{}", tp.topic, tp.partition));
         let bytes = std::fs::read(&path).unwrap_or_default();
         println!("{tp} (leader {leader}): {} bytes", bytes.len());
-        let mut reader = RecordsReader::new(bytes.into());
-        // Data records per producer since its last marker, and where each record ended up.
-        let mut open: HashMap<i64, usize> = HashMap::new();
-        let (mut committed, mut aborted, mut commits, mut aborts) = (0, 0, 0, 0);
-        for batch in reader.by_ref() {
-            let batch = batch.map_err(|e| format!("{}: {e}", path.display()))?;
-            let what = match batch.control_record() {
-                Some(Ok(c)) => {
-                    let pending = open.remove(&batch.header.producer_id).unwrap_or(0);
-                    match c.kind {
-                        ControlRecordType::Commit => {
-                            commits += 1;
-                            committed += pending;
-                            "COMMIT marker".to_owned()
-                        }
-                        ControlRecordType::Abort => {
-                            aborts += 1;
-                            aborted += pending;
-                            "ABORT marker".to_owned()
-                        }
-                        other => format!("control {other:?}"),
-                    }
-                }
-                Some(Err(e)) => format!("bad control record: {e}"),
-                None => {
-                    let mut records = 0;
-                    for record in batch
-                        .records()
-                        .map_err(|e| format!("{}: {e}", path.display()))?
-                    {
-                        record.map_err(|e| format!("{}: {e}", path.display()))?;
-                        records += 1;
-                    }
-                    if batch.header.is_transactional {
-                        *open.entry(batch.header.producer_id).or_default() += records;
-                    } else {
-                        committed += records;
-                    }
-                    format!(
-                        "{records} record(s){}",
-                        if batch.header.is_transactional {
-                            ", transactional"
-                        } else {
-                            ""
-                        }
-                    )
-                }
-            };
-            println!(
-                "  offset {:>5}  producer {} epoch {}  {what}",
-                batch.header.base_offset, batch.header.producer_id, batch.header.producer_epoch
-            );
-        }
-        println!(
-            "  = records: {committed} committed, {aborted} aborted, {} in open transactions; \
-             markers: {commits} COMMIT, {aborts} ABORT",
-            open.values().sum::<usize>()
-        );
-        if let Some(tail) = reader.truncated_tail() {
-            println!("  truncated tail: {tail:?}");
-        }
+        dump_log(bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(())
+}
+
+/// What `dump` counts in one partition log.
+#[derive(Default)]
+struct LogTotals {
+    /// Data records per producer since its last marker.
+    open: HashMap<i64, usize>,
+    committed: usize,
+    aborted: usize,
+    commits: usize,
+    aborts: usize,
+}
+
+/// Prints every batch of one partition log, then its totals.
+fn dump_log(bytes: Vec<u8>) -> Result<(), kafka_wire::records::RecordsError> {
+    let mut reader = kafka_wire::records::RecordsReader::new(bytes.into());
+    let mut totals = LogTotals::default();
+    for batch in reader.by_ref() {
+        let batch = batch?;
+        let what = describe_batch(&batch, &mut totals)?;
+        println!(
+            "  offset {:>5}  producer {} epoch {}  {what}",
+            batch.header.base_offset, batch.header.producer_id, batch.header.producer_epoch
+        );
+    }
+    println!(
+        "  = records: {} committed, {} aborted, {} in open transactions; \
+         markers: {} COMMIT, {} ABORT",
+        totals.committed,
+        totals.aborted,
+        totals.open.values().sum::<usize>(),
+        totals.commits,
+        totals.aborts
+    );
+    if let Some(tail) = reader.truncated_tail() {
+        println!("  truncated tail: {tail:?}");
+    }
+    Ok(())
+}
+
+/// One batch, as `dump` prints it, counted into `totals`.
+fn describe_batch(
+    batch: &kafka_wire::records::BatchView,
+    totals: &mut LogTotals,
+) -> Result<String, kafka_wire::records::RecordsError> {
+    use kafka_wire::records::ControlRecordType;
+    let producer = batch.header.producer_id;
+    match batch.control_record() {
+        Some(Ok(c)) => {
+            let pending = totals.open.remove(&producer).unwrap_or(0);
+            Ok(match c.kind {
+                ControlRecordType::Commit => {
+                    totals.commits += 1;
+                    totals.committed += pending;
+                    "COMMIT marker".to_owned()
+                }
+                ControlRecordType::Abort => {
+                    totals.aborts += 1;
+                    totals.aborted += pending;
+                    "ABORT marker".to_owned()
+                }
+                other => format!("control {other:?}"),
+            })
+        }
+        Some(Err(e)) => Ok(format!("bad control record: {e}")),
+        None => {
+            let mut records = 0;
+            for record in batch.records()? {
+                record?;
+                records += 1;
+            }
+            let transactional = batch.header.is_transactional;
+            if transactional {
+                *totals.open.entry(producer).or_default() += records;
+            } else {
+                totals.committed += records;
+            }
+            let kind = if transactional { ", transactional" } else { "" };
+            Ok(format!("{records} record(s){kind}"))
+        }
+    }
 }
 
 fn run(argv: &[String]) -> Result<(), String> {

@@ -2,12 +2,16 @@
 //! module list, Kafka's API sets, the cargo features, the facts manifest and the tests'
 //! support file.
 
-use crate::merge::{Message, Struct, VersionSet as Versions};
-use crate::render::{self, field_ident, snake_case, Emit};
-use crate::schema::Kind;
+use crate::check;
+use crate::emit::api_set::{header_v0, ApiSet, Variant};
+use crate::emit::{self, ident, inner_doc, message, snake_case, support, Home};
+use crate::model::{Api, Message};
+use crate::schema::{Kind, Versions};
 use crate::{merge_sets, Error, SchemaSet};
+use proc_macro2::TokenStream;
+use quote::quote;
+use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// Writes kafka-wire's catalogue from Kafka's schema folders (oldest first) into
@@ -23,7 +27,8 @@ pub fn write_catalogue(
         sets.push(SchemaSet::load(dir)?);
     }
     let messages = merge_sets(&sets)?;
-    write_all(&messages, messages_dir).map_err(Error::one)?;
+    let apis = check::apis(&messages).map_err(|problems| Error { problems })?;
+    write_messages(&messages, &apis, messages_dir).map_err(Error::one)?;
     // kafka-wire/src/messages -> kafka-wire/Cargo.toml
     let manifest = messages_dir
         .parent()
@@ -31,35 +36,36 @@ pub fn write_catalogue(
         .map(|crate_dir| crate_dir.join("Cargo.toml"))
         .ok_or_else(|| Error::one(format!("{}: not inside a crate", messages_dir.display())))?;
     write_features(&messages, &manifest).map_err(Error::one)?;
-    std::fs::write(test_support, render_json(&messages))
-        .map_err(|e| Error::one(format!("{}: {e}", test_support.display())))?;
-    render::rustfmt(&[test_support.to_path_buf()]).map_err(Error::one)?;
+    let text = emit::print(support::paragraphs(&messages)).map_err(Error::one)?;
+    write(test_support, &text).map_err(Error::one)?;
+    emit::rustfmt(&[test_support.to_path_buf()]).map_err(Error::one)?;
     Ok(messages.len())
 }
 
-/// The cargo feature an API's messages sit behind: its name in kebab case (`write-txn-markers`).
-fn api_feature(request_name: &str) -> String {
-    snake_case(request_name.trim_end_matches("Request")).replace('_', "-")
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The feature that gates a message; headers are always built.
-fn feature_of(msg: &Message) -> Option<String> {
-    match msg.kind {
-        Kind::Request => Some(api_feature(&msg.name)),
-        Kind::Response => Some(api_feature(&format!(
-            "{}Request",
-            msg.name.trim_end_matches("Response")
-        ))),
-        Kind::Header => None,
-        Kind::Data => Some(DATA_FEATURE.to_owned()),
-    }
+/// The cargo feature an API's messages sit behind: its name in kebab case (`write-txn-markers`).
+fn api_feature(api_name: &str) -> String {
+    snake_case(api_name).replace('_', "-")
 }
 
 /// The feature of the data schemas (consumer protocol, KRaft records, ...).
 const DATA_FEATURE: &str = "data-schemas";
 
-fn cfg(feature: Option<&str>) -> String {
-    feature.map_or_else(String::new, |f| format!("#[cfg(feature = \"{f}\")]\n"))
+/// The feature that gates a message; headers are always built.
+fn feature_of(msg: &Message) -> Option<String> {
+    match msg.kind {
+        Kind::Request => Some(api_feature(msg.name.trim_end_matches("Request"))),
+        Kind::Response => Some(api_feature(msg.name.trim_end_matches("Response"))),
+        Kind::Header => None,
+        Kind::Data => Some(DATA_FEATURE.to_owned()),
+    }
+}
+
+fn cfg(feature: Option<String>) -> TokenStream {
+    feature.map_or_else(TokenStream::new, |f| quote!(#[cfg(feature = #f)]))
 }
 
 /// Writes the `[features]` entries of the catalogue into `manifest`, between two marker lines.
@@ -74,255 +80,165 @@ fn write_features(messages: &[Message], manifest: &Path) -> Result<(), String> {
             manifest.display()
         ));
     };
-    let mut apis: Vec<String> = messages
+    let mut features: Vec<String> = messages
         .iter()
         .filter(|m| m.kind == Kind::Request)
-        .map(|m| api_feature(&m.name))
+        .filter_map(feature_of)
         .collect();
-    apis.sort();
-    let mut block = String::from(BEGIN);
-    block.push_str("# Every API and the data schemas; on by default.\nall-apis = [\n");
-    for f in apis.iter().map(String::as_str).chain([DATA_FEATURE]) {
-        writeln!(block, "  \"{f}\",").ok();
-    }
-    block.push_str("]\n");
-    for f in apis.iter().map(String::as_str).chain([DATA_FEATURE]) {
-        writeln!(block, "{f} = []").ok();
-    }
+    features.sort();
+    features.push(DATA_FEATURE.to_owned());
+    let all: String = features.iter().map(|f| format!("  \"{f}\",\n")).collect();
+    let each: String = features.iter().map(|f| format!("{f} = []\n")).collect();
+    let block = format!(
+        "{BEGIN}# Every API and the data schemas; on by default.\nall-apis = [\n{all}]\n{each}"
+    );
     let out = format!("{}{block}{}", &text[..start], &text[end..]);
     if out != text {
-        std::fs::write(manifest, out).map_err(|e| e.to_string())?;
+        write(manifest, &out)?;
     }
     Ok(())
 }
 
-/// Writes every message file and `mod.rs`, and removes message files no longer generated.
-fn write_all(messages: &[Message], dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    let mut errors = Vec::new();
-    let mut modules = Vec::new();
+/// Writes every message file, `mod.rs`, `api.rs` and `facts.json`, and removes message files no
+/// longer generated.
+fn write_messages(messages: &[Message], apis: &[Api], dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut files = Vec::new();
     for msg in messages {
-        let module = snake_case(&msg.name);
-        match render::render(msg, &Emit { krate: None }) {
-            Ok(text) => {
-                std::fs::write(dir.join(format!("{module}.rs")), text)
-                    .map_err(|e| e.to_string())?;
-                modules.push((module, msg.name.clone(), feature_of(msg)));
-            }
-            Err(e) => errors.push(format!("{}: {e}", msg.name)),
-        }
+        let path = dir.join(format!("{}.rs", snake_case(&msg.name)));
+        write(
+            &path,
+            &emit::print(message::paragraphs(msg, &Home::KafkaWire))?,
+        )?;
+        files.push(path);
     }
-    if !errors.is_empty() {
-        return Err(errors.join("\n"));
+    for (name, text) in [
+        ("mod.rs", emit::print(module_list(messages))?),
+        ("api.rs", emit::print(api_sets(apis))?),
+    ] {
+        files.push(dir.join(name));
+        write(&dir.join(name), &text)?;
     }
-    let mut m = String::from("//! Every Kafka message, each in a module named after it; the messages themselves are\n//! re-exported here, their nested structs stay in their modules.\n//!\n//! Generated by `tools/codegen`; do not edit.\n\npub mod api;\n");
-    for (module, _, feature) in &modules {
-        writeln!(m, "{}pub mod {module};", cfg(feature.as_deref())).ok();
-    }
-    m.push('\n');
-    for (module, name, feature) in &modules {
-        writeln!(
-            m,
-            "{}pub use self::{module}::{name};",
-            cfg(feature.as_deref())
-        )
-        .ok();
-    }
-    for msg in messages {
-        for old in &msg.old_names {
-            writeln!(
-                m,
-                "/// The name older Kafka releases give [`{}`].\n{}pub type {old} = {};",
-                msg.name,
-                cfg(feature_of(msg).as_deref()),
-                msg.name
-            )
-            .ok();
-        }
-    }
-    std::fs::write(dir.join("mod.rs"), m).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("api.rs"), render_api(messages)?).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("facts.json"), render_facts(messages)?).map_err(|e| e.to_string())?;
-    // Format as `cargo fmt` would, so that the sources are stable under it.
-    let mut files: Vec<_> = modules
-        .iter()
-        .map(|(m, _, _)| dir.join(format!("{m}.rs")))
-        .collect();
-    files.push(dir.join("mod.rs"));
-    files.push(dir.join("api.rs"));
-    render::rustfmt(&files)?;
-    let keep: BTreeSet<String> = modules
-        .iter()
-        .map(|(m, _, _)| format!("{m}.rs"))
-        .chain(["mod.rs".to_owned(), "api.rs".to_owned()])
-        .collect();
+    write(&dir.join("facts.json"), &facts(messages)?)?;
+    emit::rustfmt(&files)?;
+    let keep: BTreeSet<&Path> = files.iter().map(PathBuf::as_path).collect();
     for entry in std::fs::read_dir(dir).map_err(|e| e.to_string())?.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".rs") && !keep.contains(&name) {
-            std::fs::remove_file(entry.path()).map_err(|e| e.to_string())?;
+        let path = entry.path();
+        if path.extension().is_some_and(|x| x == "rs") && !keep.contains(path.as_path()) {
+            std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         }
     }
     Ok(())
 }
 
-/// The API registry: the two body enums, each variant behind its API's feature, with the
-/// header exceptions; `#[derive(ApiSet)]` writes the rest.
-fn render_api(messages: &[Message]) -> Result<String, String> {
-    let mut apis: Vec<(i16, &Message, &Message)> = Vec::new();
-    for req in messages.iter().filter(|m| m.kind == Kind::Request) {
-        let key = req
-            .api_key
-            .ok_or_else(|| format!("{}: request without api key", req.name))?;
-        let resp = messages
-            .iter()
-            .find(|m| m.kind == Kind::Response && m.api_key == Some(key))
-            .ok_or_else(|| format!("{}: no response", req.name))?;
-        apis.push((key, req, resp));
-    }
-    apis.sort_by_key(|(k, _, _)| *k);
-    let variant = |req: &Message| req.name.trim_end_matches("Request").to_owned();
-    let mut o = String::new();
-    o.push_str(
-        "//! Kafka's API sets: a body of any request, and of any response, read or written by\n\
-         //! `(api key, version)` at run time through [`ApiSet`]. Each variant sits\n\
-         //! behind its API's cargo feature; the derive takes keys, versions and header versions\n\
-         //! from the messages, and the attributes give the header exceptions Kafka's schemas state.\n//!\n\
-         //! Generated by `tools/codegen`; do not edit.\n\n\
-         use crate::ApiSet;\n\n",
-    );
-    for (kind, is_request) in [("Request", true), ("Response", false)] {
-        let set_attr = if is_request {
-            "requests, response_set = ResponseBody"
-        } else {
-            "responses"
-        };
-        writeln!(
-            o,
-            "/// A {} body of any API.\n#[derive(Debug, Clone, PartialEq, ApiSet)]\n#[kafka({set_attr})]\n#[non_exhaustive]\npub enum {kind}Body {{",
-            kind.to_lowercase()
-        )
-        .ok();
-        for (key, req, resp) in &apis {
-            let m = if is_request { req } else { resp };
-            writeln!(
-                o,
-                "    /// API key {key}: [`super::{}`].\n    {}",
-                m.name,
-                cfg(Some(&api_feature(&req.name)))
-            )
-            .ok();
-            if let Some((_, v0)) = render::HEADER_V0.iter().find(|(name, _)| *name == m.name) {
-                writeln!(o, "    #[kafka(header_v0 = \"{v0}\")]").ok();
-            }
-            writeln!(o, "    {}(super::{}),", variant(req), m.name).ok();
-        }
-        o.push_str("}\n\n");
-    }
-    while o.ends_with("\n\n") {
-        o.pop();
-    }
-    Ok(o)
+/// `mod.rs`: a module per message behind its feature, the messages re-exported, and the names
+/// older releases gave them.
+fn module_list(messages: &[Message]) -> Vec<TokenStream> {
+    let mut modules: Vec<(String, Option<String>)> = messages
+        .iter()
+        .map(|m| (snake_case(&m.name), feature_of(m)))
+        .chain([("api".to_owned(), None)])
+        .collect();
+    modules.sort();
+    let modules = modules.into_iter().map(|(module, feature)| {
+        let (cfg, module) = (cfg(feature), ident(&module));
+        quote!(#cfg pub mod #module;)
+    });
+    let uses = messages.iter().map(|m| {
+        let (cfg, module, name) = (
+            cfg(feature_of(m)),
+            ident(&snake_case(&m.name)),
+            ident(&m.name),
+        );
+        quote!(#cfg pub use self::#module::#name;)
+    });
+    let aliases = messages.iter().flat_map(|m| {
+        m.old_names.iter().map(move |old| {
+            let doc = emit::doc(&format!(
+                "The name older Kafka releases give [`{}`].",
+                m.name
+            ));
+            let (cfg, old, name) = (cfg(feature_of(m)), ident(old), ident(&m.name));
+            quote!(#doc #cfg pub type #old = #name;)
+        })
+    });
+    vec![
+        inner_doc(
+            "Every Kafka message, each in a module named after it; the messages themselves are\n\
+             re-exported here, their nested structs stay in their modules.\n\n\
+             Generated by `tools/codegen`; do not edit.",
+        ),
+        quote!(#(#modules)*),
+        quote!(#(#uses)* #(#aliases)*),
+    ]
 }
 
-/// Test support: `ToJson` for every generated struct and a dispatcher by message name, so that
-/// golden vectors can be compared field by field with what independent implementations wrote.
-fn render_json(messages: &[Message]) -> String {
-    let mut o = String::from(
-        "//! Test support for every generated message: `ToJson`, golden-vector checks by message\n//! name, and `Random` values for round trips.\n//!\n\
-         //! Generated by `tools/codegen`; do not edit.\n\n\
-         use crate::json::{check, Checked, ToJson};\nuse crate::Declared;\nuse crate::random::{round_trip, Random, Rng};\nuse serde_json::{Map, Value};\n\n",
-    );
-    for msg in messages {
-        let module = snake_case(&msg.name);
-        let flexible = !msg.flexible.is_empty();
-        for s in &msg.structs {
-            writeln!(o, "impl ToJson for kafka_wire::messages::{module}::{} {{\n    fn to_json(&self) -> Value {{\n        let mut m = Map::new();", s.name).ok();
-            for f in &s.fields {
-                let ident = field_ident(&f.name);
-                let key = ident.trim_start_matches("r#");
-                writeln!(
-                    o,
-                    "        m.insert({key:?}.into(), self.{ident}.to_json());"
-                )
-                .ok();
-            }
-            if flexible {
-                o.push_str("        m.insert(\"_unknown_tagged_fields\".into(), self.unknown_tagged_fields.to_json());\n");
-            } else {
-                o.push_str("        m.insert(\"_unknown_tagged_fields\".into(), Value::Array(Vec::new()));\n");
-            }
-            o.push_str("        Value::Object(m)\n    }\n}\n\n");
-            render_random(&mut o, msg, &module, s);
-        }
-    }
-    o.push_str("/// Decodes `bytes` as the message named `name` at `version`; `None` for an unknown name.\npub fn check_by_name(name: &str, bytes: &[u8], version: i16) -> Option<Result<Checked, String>> {\n    Some(match name {\n");
-    for msg in messages {
-        writeln!(
-            o,
-            "        {:?} => check::<kafka_wire::messages::{}::{}>(bytes, version),",
-            msg.name,
-            snake_case(&msg.name),
-            msg.name
-        )
-        .ok();
-    }
-    o.push_str("        _ => return None,\n    })\n}\n\n");
-    o.push_str("/// Round-trips `cases` random values of every message at every version; the failures.\npub fn round_trip_every_message(cases: u64) -> Vec<String> {\n    let mut failures = Vec::new();\n");
-    for msg in messages {
-        writeln!(
-            o,
-            "    failures.extend(round_trip::<kafka_wire::messages::{}::{}>(cases));",
-            snake_case(&msg.name),
-            msg.name
-        )
-        .ok();
-    }
-    o.push_str("    failures\n}\n\n");
-    o.push_str("/// What every generated message declares: its metadata and each struct's fields.\npub fn declared_messages() -> Vec<Declared> {\n    use kafka_wire::{ApiMessage, Fields, Message};\n    vec![\n");
-    for msg in messages {
-        let module = snake_case(&msg.name);
-        let ty = format!("kafka_wire::messages::{module}::{}", msg.name);
-        let key = if msg.is_api() {
-            format!("Some(<{ty} as ApiMessage>::API_KEY)")
-        } else {
-            "None".to_owned()
-        };
-        writeln!(o, "        Declared {{\n            name: <{ty} as Message>::NAME,\n            api_key: {key},\n            versions: <{ty} as Message>::VERSIONS,\n            flexible: <{ty} as Message>::FLEXIBLE_VERSIONS,\n            structs: vec![").ok();
-        for s in &msg.structs {
-            writeln!(
-                o,
-                "                ({:?}, <kafka_wire::messages::{module}::{} as Fields>::FIELDS),",
-                s.name, s.name
+/// `api.rs`: the two body enums, each variant behind its API's feature, with the header
+/// exceptions; `#[derive(ApiSet)]` writes the rest.
+fn api_sets(apis: &[Api]) -> Vec<TokenStream> {
+    let set = |request: bool| {
+        let (side, args) = if request {
+            (
+                "request",
+                vec![quote!(requests), quote!(response_set = ResponseBody)],
             )
-            .ok();
+        } else {
+            ("response", vec![quote!(responses)])
+        };
+        let variants = apis.iter().map(|api| {
+            let msg = if request { api.request } else { api.response };
+            let name = ident(&msg.name);
+            Variant {
+                doc: format!("API key {}: [`super::{}`].", api.key, msg.name),
+                feature: Some(api_feature(api.name())),
+                header_v0: header_v0(&msg.name),
+                name: ident(api.name()),
+                message: quote!(super::#name),
+            }
+        });
+        ApiSet {
+            name: ident(if request {
+                "RequestBody"
+            } else {
+                "ResponseBody"
+            }),
+            doc: format!("A {side} body of any API."),
+            derive: quote!(ApiSet),
+            args,
+            non_exhaustive: true,
+            variants: variants.collect(),
         }
-        o.push_str("            ],\n        },\n");
-    }
-    o.push_str("    ]\n}\n");
-    o
+        .tokens()
+    };
+    vec![
+        inner_doc(
+            "Kafka's API sets: a body of any request, and of any response, read or written by\n\
+             `(api key, version)` at run time through [`ApiSet`]. Each variant sits\n\
+             behind its API's cargo feature; the derive takes keys, versions and header versions\n\
+             from the messages, and the attributes give the header exceptions Kafka's schemas state.\n\n\
+             Generated by `tools/codegen`; do not edit.",
+        ),
+        quote!(use crate::ApiSet;),
+        set(true),
+        set(false),
+    ]
 }
 
 /// The facts manifest: for every message, the metadata and field layout taken from the
-/// schemas, for the conformance test to compare with what the derive declares.
-fn render_facts(messages: &[Message]) -> Result<String, String> {
-    use serde_json::{json, Value};
-    let span = |set: &Versions| -> Result<Value, String> {
-        let (Some(a), Some(b)) = (set.first(), set.last()) else {
-            return Ok(Value::Null);
-        };
-        if set.len() != usize::try_from(b - a + 1).unwrap_or(0) {
-            return Err(format!("versions {set:?} are not contiguous"));
-        }
-        Ok(json!([a, b]))
-    };
-    let mut out = Vec::new();
+/// schemas, for the conformance test to compare with what the derive declares. Ranges are
+/// closed at the message's newest version: `[first, last]`, or `null` for none.
+fn facts(messages: &[Message]) -> Result<String, String> {
+    let mut lines = Vec::new();
     for msg in messages {
-        let flexible: Versions = msg.flexible.intersection(&msg.versions).copied().collect();
+        let last = msg.last();
+        let span = |r: Versions| match r.up_to(last) {
+            Versions::Closed { start, end } => json!([start, end]),
+            _ => Value::Null,
+        };
         let mut structs = Vec::new();
         for s in &msg.structs {
             let mut fields = Vec::new();
             for f in &s.fields {
-                let ident = field_ident(&f.name);
                 // Kafka's JSON converters name a field by its schema name with the first letter
                 // in lower case; the JSON form's test holds the derive's names to these.
                 let mut json_name = f.name.clone();
@@ -330,68 +246,34 @@ fn render_facts(messages: &[Message]) -> Result<String, String> {
                     json_name.replace_range(..1, &first);
                 }
                 fields.push(json!({
-                    "name": ident.trim_start_matches("r#"),
+                    "name": emit::field_key(&f.name),
                     "json_name": json_name,
-                    "type": f.ty.schema_name(),
-                    "versions": span(&f.versions)?,
-                    "nullable": span(&f.nullable)?,
+                    "type": f.ty.to_string(),
+                    "versions": span(f.versions),
+                    "nullable": span(f.nullable),
                     "tag": f.tag,
-                    "tagged": span(&f.tagged)?,
+                    "tagged": span(f.tagged),
                     // null: no override; []: flexible in no version.
-                    "flexible": match &f.flexible {
+                    "flexible": match f.flexible.map(|r| r.up_to(last)) {
                         None => Value::Null,
-                        Some(set) if set.is_empty() => json!([]),
-                        Some(set) => span(set)?,
+                        Some(Versions::None) => json!([]),
+                        Some(r) => span(r),
                     },
-                    "default": f.default,
+                    "default": f.default.as_ref().map(|d| &d.text),
                     "ignorable": f.ignorable,
                 }));
             }
             structs.push(json!({ "name": s.name, "fields": fields }));
         }
-        out.push(json!({
+        let line = json!({
             "name": msg.name,
             "kind": msg.kind.as_str(),
-            "api_key": msg.api_key.filter(|_| msg.is_api()),
-            "versions": span(&msg.versions)?,
-            "flexible": span(&flexible)?,
+            "api_key": msg.api(),
+            "versions": span(msg.versions),
+            "flexible": span(msg.flexible),
             "structs": structs,
-        }));
+        });
+        lines.push(serde_json::to_string(&line).map_err(|e| e.to_string())?);
     }
-    let mut text = String::from("[\n");
-    for (i, m) in out.iter().enumerate() {
-        let sep = if i + 1 < out.len() { "," } else { "" };
-        writeln!(
-            text,
-            "{}{sep}",
-            serde_json::to_string(m).map_err(|e| e.to_string())?
-        )
-        .ok();
-    }
-    text.push_str("]\n");
-    Ok(text)
-}
-
-/// `Random` for one struct: fields the version has get random values, the others keep their
-/// defaults; nullable fields are sometimes null where the version allows it.
-fn render_random(o: &mut String, msg: &Message, module: &str, s: &Struct) {
-    let cond = |set: &Versions| -> String {
-        match (set.first(), set.last()) {
-            (Some(a), Some(b)) => format!("(*{a}..={b}).contains(&v)").replace('*', ""),
-            _ => "false".to_owned(),
-        }
-    };
-    writeln!(o, "impl Random for kafka_wire::messages::{module}::{} {{\n    fn random(r: &mut Rng, v: i16, flexible: bool) -> Self {{\n        let mut x = Self::default();", s.name).ok();
-    for f in &s.fields {
-        let ident = field_ident(&f.name);
-        if f.nullable.is_empty() {
-            writeln!(o, "        if {} {{\n            x.{ident} = Random::random(r, v, flexible);\n        }}", cond(&f.versions)).ok();
-        } else {
-            writeln!(o, "        if {} {{\n            x.{ident} = if {} && r.one_in(4) {{ None }} else {{ Some(Random::random(r, v, flexible)) }};\n        }}", cond(&f.versions), cond(&f.nullable)).ok();
-        }
-    }
-    if !msg.flexible.is_empty() {
-        o.push_str("        if flexible {\n            x.unknown_tagged_fields = r.unknown_tags();\n        }\n");
-    }
-    o.push_str("        x\n    }\n}\n\n");
+    Ok(format!("[\n{}\n]\n", lines.join(",\n")))
 }

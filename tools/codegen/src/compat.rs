@@ -174,18 +174,6 @@ impl fmt::Display for Finding {
     }
 }
 
-impl Ord for Versions {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (self.start, self.end).cmp(&(other.start, other.end))
-    }
-}
-
-impl PartialOrd for Versions {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
 /// How schemas of two releases pair up: requests and responses by API key (an API keeps its
 /// key when renamed), other schemas by name.
 pub fn identity(s: &Schema) -> String {
@@ -224,7 +212,7 @@ pub fn compare_sets(old: &[Schema], new: &[Schema]) -> Vec<Finding> {
             Some(n) => out.extend(compare_in(o, n, old_stable(o), new_stable(n))),
             None if !old_stable(o).is_empty() => out.push(Finding {
                 message: o.name.clone(),
-                versions: Versions::NONE,
+                versions: Versions::None,
                 path: o.name.clone(),
                 change: Change::MessageRemoved,
             }),
@@ -246,7 +234,7 @@ fn compare_in(old: &Schema, new: &Schema, was: Versions, is: Versions) -> Vec<Fi
     let mut out = Vec::new();
     let whole = |change| Finding {
         message: new.name.clone(),
-        versions: Versions::NONE,
+        versions: Versions::None,
         path: new.name.clone(),
         change,
     };
@@ -262,13 +250,14 @@ fn compare_in(old: &Schema, new: &Schema, was: Versions, is: Versions) -> Vec<Fi
         });
     }
     let mut per_change: BTreeMap<(String, Change), Vec<i16>> = BTreeMap::new();
-    for v in was.intersect(is).iter_to(i16::MAX) {
+    // Both ranges are closed: a schema lists its valid versions.
+    for v in was.intersect(is).iter() {
         for (path, change) in changes_at(old, new, v) {
             per_change.entry((path, change)).or_default().push(v);
         }
     }
     for ((path, change), versions) in per_change {
-        for run in runs(&versions) {
+        for run in runs(versions) {
             out.push(Finding {
                 message: new.name.clone(),
                 versions: run,
@@ -287,41 +276,25 @@ pub fn compare_version(old: &Schema, new: &Schema, v: i16) -> Vec<Finding> {
         .into_iter()
         .map(|(path, change)| Finding {
             message: new.name.clone(),
-            versions: Versions { start: v, end: v },
+            versions: Versions::closed(v, v),
             path,
             change,
         })
         .collect()
 }
 
-/// `a` less `b`, as up to two ranges.
+/// The versions of `a` not in `b`, as runs of consecutive ones.
 fn minus(a: Versions, b: Versions) -> Vec<Versions> {
-    if b.is_empty() || a.intersect(b).is_empty() {
-        return if a.is_empty() { vec![] } else { vec![a] };
-    }
-    let mut out = Vec::new();
-    if a.start < b.start {
-        out.push(Versions {
-            start: a.start,
-            end: b.start - 1,
-        });
-    }
-    if a.end > b.end {
-        out.push(Versions {
-            start: b.end + 1,
-            end: a.end,
-        });
-    }
-    out
+    runs(a.iter().filter(|v| !b.contains(*v)))
 }
 
-/// Sorted versions as runs of consecutive ones.
-fn runs(versions: &[i16]) -> Vec<Versions> {
+/// Ascending versions as runs of consecutive ones.
+fn runs(versions: impl IntoIterator<Item = i16>) -> Vec<Versions> {
     let mut out: Vec<Versions> = Vec::new();
-    for &v in versions {
+    for v in versions {
         match out.last_mut() {
-            Some(r) if r.end + 1 == v => r.end = v,
-            _ => out.push(Versions { start: v, end: v }),
+            Some(Versions::Closed { end, .. }) if *end + 1 == v => *end = v,
+            _ => out.push(Versions::closed(v, v)),
         }
     }
     out
@@ -591,8 +564,8 @@ impl At<'_> {
                 path,
                 Change::FieldRetyped {
                     field: field.to_owned(),
-                    old: o.ty.schema_name(),
-                    new: n.ty.schema_name(),
+                    old: o.ty.to_string(),
+                    new: n.ty.to_string(),
                 },
             ),
         }

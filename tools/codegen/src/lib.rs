@@ -31,16 +31,22 @@
 //! Kafka's schemas and runs the compatibility check (`kafka-wire-codegen --help`).
 #![forbid(unsafe_code)]
 
+// The stages, in order: `schema` parses a file into the typed model (ranges are `versions`),
+// `merge` joins releases into the `model`, `check` holds the rules over it, and `emit` writes
+// Rust from it; `catalogue` and `user` drive them for kafka-wire and for a build script.
 pub mod catalogue;
+mod check;
 pub mod compat;
+mod emit;
 mod merge;
-mod render;
+mod model;
 pub mod schema;
 mod user;
+mod versions;
 
 pub use crate::user::{Generated, Generator};
 
-use crate::merge::Message;
+use crate::model::Message;
 use crate::schema::Schema;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -116,7 +122,8 @@ impl SchemaSet {
     }
 }
 
-/// Merges releases (oldest first) into one model per message, sorted by identity.
+/// Merges releases (oldest first) into one model per message, sorted by identity, and checks
+/// it.
 fn merge_sets(sets: &[SchemaSet]) -> Result<Vec<Message>, Error> {
     // identity -> one schema per release that has it, oldest first.
     let mut by_id: BTreeMap<String, Vec<(String, Schema)>> = BTreeMap::new();
@@ -140,6 +147,7 @@ fn merge_sets(sets: &[SchemaSet]) -> Result<Vec<Message>, Error> {
             Err(mut e) => problems.append(&mut e),
         }
     }
+    problems.extend(check::messages(&messages));
     if problems.is_empty() {
         Ok(messages)
     } else {

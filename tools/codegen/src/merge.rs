@@ -1,19 +1,10 @@
-//! Merging one schema across releases into one model with per-field version sets.
+//! Merging one schema across releases: each version from the newest release that speaks it,
+//! the releases' bytes checked to agree, each field's versions gathered into ranges.
 
 use crate::compat;
-use crate::schema::{Field as SchemaField, Kind, Schema, Ty, Versions};
+use crate::model::{Message, Struct};
+use crate::schema::{DefaultValue, Field, Schema, Ty, Versions};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// A set of versions, as merging builds them: the union over releases.
-pub type VersionSet = BTreeSet<i16>;
-
-/// The highest version any schema could name; open ranges are cut here and re-opened on output.
-pub const OPEN_END: i16 = 200;
-
-/// `versions` as a set, an open range cut at [`OPEN_END`].
-pub fn set_of(versions: Versions) -> VersionSet {
-    versions.iter_to(OPEN_END).collect()
-}
 
 /// What one version of one release says about a field. Everything but `ignorable`,
 /// `entity` and `map_key` shapes the bytes on the wire.
@@ -23,57 +14,11 @@ struct FieldAt {
     nullable: bool,
     tagged: bool,
     tag: Option<u32>,
-    default: Option<String>,
+    default: Option<DefaultValue>,
     ignorable: bool,
     flexible: Option<Versions>,
     entity: Option<String>,
     map_key: bool,
-}
-
-/// A merged field.
-#[derive(Clone, Debug)]
-pub struct Field {
-    pub name: String,
-    pub ty: Ty,
-    pub versions: VersionSet,
-    pub nullable: VersionSet,
-    pub tagged: VersionSet,
-    pub tag: Option<u32>,
-    pub default: Option<String>,
-    pub ignorable: bool,
-    pub flexible: Option<VersionSet>,
-    pub entity: Option<String>,
-    pub map_key: bool,
-}
-
-/// A merged struct.
-#[derive(Clone, Debug)]
-pub struct Struct {
-    pub name: String,
-    pub fields: Vec<Field>,
-}
-
-/// A merged message.
-#[derive(Clone, Debug)]
-pub struct Message {
-    pub name: String,
-    pub kind: Kind,
-    pub api_key: Option<i16>,
-    pub versions: VersionSet,
-    pub flexible: VersionSet,
-    /// Which release each version comes from.
-    pub sources: Vec<(String, VersionSet)>,
-    /// The top-level struct first.
-    pub structs: Vec<Struct>,
-    /// Names older releases gave the message.
-    pub old_names: Vec<String>,
-}
-
-impl Message {
-    /// A request or response of an API.
-    pub fn is_api(&self) -> bool {
-        matches!(self.kind, Kind::Request | Kind::Response) && self.api_key.is_some()
-    }
 }
 
 type Walked = BTreeMap<String, Vec<(String, FieldAt)>>;
@@ -88,7 +33,7 @@ fn walk(schema: &Schema, top: &str, version: i16) -> Result<Walked, String> {
 fn walk_struct(
     schema: &Schema,
     name: &str,
-    fields: &[SchemaField],
+    fields: &[Field],
     v: i16,
     out: &mut Walked,
 ) -> Result<(), String> {
@@ -131,8 +76,8 @@ pub fn unstable_versions(
     let mut out = BTreeSet::new();
     for schemas in by_name.values() {
         for (release, s) in schemas {
-            if let (true, Some(key), false) = (s.latest_unstable, s.api_key, s.valid.is_empty()) {
-                out.insert((release.clone(), key, s.valid.end));
+            if let (true, Some(key), Some(end)) = (s.latest_unstable, s.api_key, s.valid.end()) {
+                out.insert((release.clone(), key, end));
             }
         }
     }
@@ -145,10 +90,10 @@ pub fn merge(
     schemas: &[(String, Schema)],
     unstable: &BTreeSet<(String, i16, i16)>,
 ) -> Result<Option<Message>, Vec<String>> {
-    let stable = |release: &str, s: &Schema| -> VersionSet {
+    let stable = |release: &str, s: &Schema| -> BTreeSet<i16> {
         let key = s.api_key.unwrap_or(-1);
-        set_of(s.valid)
-            .into_iter()
+        s.valid
+            .iter()
             .filter(|v| !unstable.contains(&(release.to_owned(), key, *v)))
             .collect()
     };
@@ -169,12 +114,18 @@ pub fn merge(
             errors.push(format!("{name}: releases disagree on type or api key"));
         }
     }
-    let versions: VersionSet = source.keys().copied().collect();
-    let flexible: VersionSet = source
-        .iter()
-        .filter(|(v, i)| schemas[**i].1.flexible.contains(**v))
-        .map(|(v, _)| *v)
-        .collect();
+    let versions = Versions::spanning(source.keys().copied());
+    let flexible = Versions::spanning(
+        source
+            .iter()
+            .filter(|(v, i)| schemas[**i].1.flexible.contains(**v))
+            .map(|(v, _)| *v),
+    );
+    let (versions, flexible) = match (versions, flexible) {
+        (Ok(versions), Ok(flexible)) => (versions, flexible),
+        (Err(e), _) | (_, Err(e)) => return Err(vec![format!("{name}: {e}")]),
+    };
+    let last = versions.end().unwrap_or(0);
 
     // Per version, walk the chosen release; also walk every other release defining the version,
     // to find disagreements.
@@ -215,7 +166,7 @@ pub fn merge(
     while i < struct_names.len() {
         let sname = struct_names[i].clone();
         i += 1;
-        match merge_struct(name, &sname, &per_version) {
+        match merge_struct(name, &sname, &per_version, last) {
             Ok(s) => {
                 for f in &s.fields {
                     if let Some(n) = f.ty.struct_name() {
@@ -232,14 +183,13 @@ pub fn merge(
     if !errors.is_empty() {
         return Err(errors);
     }
-    let mut sources: Vec<(String, VersionSet)> = Vec::new();
+    // Runs of versions from one release.
+    let mut sources: Vec<(String, Versions)> = Vec::new();
     for (v, i) in source {
         let release = &schemas[i].0;
         match sources.last_mut() {
-            Some((r, set)) if r == release => {
-                set.insert(v);
-            }
-            _ => sources.push((release.clone(), [v].into())),
+            Some((r, Versions::Closed { end, .. })) if r == release && *end + 1 == v => *end = v,
+            _ => sources.push((release.clone(), Versions::closed(v, v))),
         }
     }
     Ok(Some(Message {
@@ -247,7 +197,7 @@ pub fn merge(
         kind: first.kind,
         api_key: first.api_key,
         versions,
-        flexible,
+        flexible: flexible.opened_at(last),
         sources,
         structs,
         old_names: schemas
@@ -261,11 +211,13 @@ pub fn merge(
 }
 
 /// Merges one struct over all versions: field order consistent with every version, and for
-/// each field the sets of versions where it exists, is nullable and is tagged.
+/// each field the ranges where it exists, is nullable and is tagged, open when they reach
+/// `last`, the message's newest version.
 fn merge_struct(
     message: &str,
     sname: &str,
     per_version: &BTreeMap<i16, Walked>,
+    last: i16,
 ) -> Result<Struct, Vec<String>> {
     let mut errors = Vec::new();
     let mut order: Vec<String> = Vec::new();
@@ -312,24 +264,37 @@ fn merge_struct(
                 ));
             }
         }
-        let set = |pred: &dyn Fn(&FieldAt) -> bool| -> VersionSet {
-            per.iter()
-                .filter(|(_, a)| pred(a))
-                .map(|(v, _)| *v)
-                .collect()
+        // `per` runs from the newest version down.
+        let range = |pred: &dyn Fn(&FieldAt) -> bool| {
+            let versions = per.iter().rev().filter(|(_, a)| pred(a)).map(|(v, _)| *v);
+            Versions::spanning(versions)
+                .map(|r| r.opened_at(last))
+                .map_err(|e| format!("{message}.{sname}.{fname}: {e}"))
+        };
+        let (versions, nullable, tagged) = match (
+            range(&|_| true),
+            range(&|a| a.nullable),
+            range(&|a| a.tagged),
+        ) {
+            (Ok(v), Ok(n), Ok(t)) => (v, n, t),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
+                errors.push(e);
+                continue;
+            }
         };
         fields.push(Field {
             name: fname.clone(),
             ty: first.ty.clone(),
-            versions: set(&|_| true),
-            nullable: set(&|a| a.nullable),
-            tagged: set(&|a| a.tagged),
+            versions,
+            nullable,
+            tagged,
             tag: first.tag,
             default: first.default.clone(),
             ignorable: first.ignorable,
-            flexible: first.flexible.map(set_of),
-            entity: first.entity.clone(),
+            flexible: first.flexible,
+            entity_type: first.entity.clone(),
             map_key: first.map_key,
+            fields: Vec::new(),
         });
     }
     if errors.is_empty() {

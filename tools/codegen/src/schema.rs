@@ -1,81 +1,10 @@
-//! The typed schema model: one file of Kafka's JSON message format (with `//` comments),
-//! ranges as ranges and fields as structs.
+//! The parsed schema: one file of Kafka's JSON message format (with `//` comment lines) as a
+//! typed model, ranges as [`Versions`], fields as structs, defaults read for their type.
 
+pub use crate::versions::Versions;
 use serde_json::Value;
 use std::fmt;
 use std::path::Path;
-
-/// An inclusive range of versions, `none` when empty; `end == i16::MAX` is open (`"2+"`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Versions {
-    pub start: i16,
-    pub end: i16,
-}
-
-impl Versions {
-    pub const NONE: Versions = Versions { start: 0, end: -1 };
-
-    /// Parses `"3"`, `"1-4"`, `"2+"`, `"none"`.
-    pub fn parse(text: &str) -> Result<Versions, String> {
-        let bad = || format!("bad version range `{text}`");
-        let num = |s: &str| s.trim().parse::<i16>().map_err(|_| bad());
-        let t = text.trim();
-        if t == "none" {
-            return Ok(Versions::NONE);
-        }
-        let (start, end) = if let Some(a) = t.strip_suffix('+') {
-            (num(a)?, i16::MAX)
-        } else if let Some((a, b)) = t.split_once('-') {
-            (num(a)?, num(b)?)
-        } else {
-            let v = num(t)?;
-            (v, v)
-        };
-        if start < 0 || end < start {
-            return Err(bad());
-        }
-        Ok(Versions { start, end })
-    }
-
-    pub fn is_empty(self) -> bool {
-        self.end < self.start
-    }
-
-    pub fn contains(self, v: i16) -> bool {
-        v >= self.start && v <= self.end
-    }
-
-    pub fn intersect(self, other: Versions) -> Versions {
-        let r = Versions {
-            start: self.start.max(other.start),
-            end: self.end.min(other.end),
-        };
-        if r.is_empty() {
-            Versions::NONE
-        } else {
-            r
-        }
-    }
-
-    /// The versions in order; an open range stops at `last`.
-    pub fn iter_to(self, last: i16) -> impl Iterator<Item = i16> {
-        self.start..=self.end.min(last)
-    }
-}
-
-impl fmt::Display for Versions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.is_empty() {
-            f.write_str("none")
-        } else if self.end == i16::MAX {
-            write!(f, "{}+", self.start)
-        } else if self.start == self.end {
-            write!(f, "{}", self.start)
-        } else {
-            write!(f, "{}-{}", self.start, self.end)
-        }
-    }
-}
 
 /// What a schema file describes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -127,47 +56,34 @@ pub enum Ty {
     Struct(std::string::String),
 }
 
+/// Each type without parameters, with its name in the schemas.
+const NAMES: [(Ty, &str); 12] = [
+    (Ty::Bool, "bool"),
+    (Ty::Int8, "int8"),
+    (Ty::Int16, "int16"),
+    (Ty::Uint16, "uint16"),
+    (Ty::Int32, "int32"),
+    (Ty::Uint32, "uint32"),
+    (Ty::Int64, "int64"),
+    (Ty::Float64, "float64"),
+    (Ty::String, "string"),
+    (Ty::Bytes, "bytes"),
+    (Ty::Records, "records"),
+    (Ty::Uuid, "uuid"),
+];
+
 impl Ty {
     pub fn parse(text: &str) -> Result<Ty, std::string::String> {
         if let Some(elem) = text.strip_prefix("[]") {
             return Ok(Ty::Array(Box::new(Ty::parse(elem)?)));
         }
-        Ok(match text {
-            "bool" => Ty::Bool,
-            "int8" => Ty::Int8,
-            "int16" => Ty::Int16,
-            "uint16" => Ty::Uint16,
-            "int32" => Ty::Int32,
-            "uint32" => Ty::Uint32,
-            "int64" => Ty::Int64,
-            "float64" => Ty::Float64,
-            "string" => Ty::String,
-            "bytes" => Ty::Bytes,
-            "records" => Ty::Records,
-            "uuid" => Ty::Uuid,
-            s if s.starts_with(|c: char| c.is_ascii_uppercase()) => Ty::Struct(s.to_owned()),
-            other => return Err(format!("unknown type `{other}`")),
-        })
-    }
-
-    /// The type as the schemas write it.
-    pub fn schema_name(&self) -> std::string::String {
-        match self {
-            Ty::Bool => "bool".into(),
-            Ty::Int8 => "int8".into(),
-            Ty::Int16 => "int16".into(),
-            Ty::Uint16 => "uint16".into(),
-            Ty::Int32 => "int32".into(),
-            Ty::Uint32 => "uint32".into(),
-            Ty::Int64 => "int64".into(),
-            Ty::Float64 => "float64".into(),
-            Ty::String => "string".into(),
-            Ty::Bytes => "bytes".into(),
-            Ty::Records => "records".into(),
-            Ty::Uuid => "uuid".into(),
-            Ty::Array(e) => format!("[]{}", e.schema_name()),
-            Ty::Struct(s) => s.clone(),
+        if let Some((ty, _)) = NAMES.iter().find(|(_, name)| *name == text) {
+            return Ok(ty.clone());
         }
+        if text.starts_with(|c: char| c.is_ascii_uppercase()) && is_name(text) {
+            return Ok(Ty::Struct(text.to_owned()));
+        }
+        Err(format!("unknown type `{text}`"))
     }
 
     /// The struct this type holds, alone or as array elements.
@@ -179,11 +95,88 @@ impl Ty {
         }
     }
 
+    /// The values of an integer type; `None` for any other type.
+    pub fn integer_range(&self) -> Option<(i128, i128)> {
+        Some(match self {
+            Ty::Int8 => (i8::MIN.into(), i8::MAX.into()),
+            Ty::Int16 => (i16::MIN.into(), i16::MAX.into()),
+            Ty::Uint16 => (0, u16::MAX.into()),
+            Ty::Int32 => (i32::MIN.into(), i32::MAX.into()),
+            Ty::Uint32 => (0, u32::MAX.into()),
+            Ty::Int64 => (i64::MIN.into(), i64::MAX.into()),
+            _ => return None,
+        })
+    }
+
     pub fn is_integer(&self) -> bool {
-        matches!(
-            self,
-            Ty::Int8 | Ty::Int16 | Ty::Uint16 | Ty::Int32 | Ty::Uint32 | Ty::Int64
-        )
+        self.integer_range().is_some()
+    }
+}
+
+/// The type as the schemas write it.
+impl fmt::Display for Ty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ty::Array(e) => write!(f, "[]{e}"),
+            Ty::Struct(s) => f.write_str(s),
+            plain => {
+                let (_, name) = NAMES.iter().find(|(ty, _)| ty == plain).ok_or(fmt::Error)?;
+                f.write_str(name)
+            }
+        }
+    }
+}
+
+/// A field's default: the schema's text, which the documentation repeats, and its value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DefaultValue {
+    pub text: String,
+    pub value: Literal,
+}
+
+/// A default read for its field's type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Literal {
+    /// `null`, for a nullable field.
+    Null,
+    Int(i128),
+    Bool(bool),
+    Float(f64),
+    Str(String),
+    /// `""` for bytes, records, a uuid, an array or a struct: the type's own default.
+    Empty,
+}
+
+impl DefaultValue {
+    fn parse(text: String, ty: &Ty) -> Result<DefaultValue, String> {
+        let bad = || format!("default `{text}` does not fit `{ty}`");
+        let value = match ty {
+            _ if text == "null" => Literal::Null,
+            Ty::Bool => match text.to_ascii_lowercase().as_str() {
+                "true" => Literal::Bool(true),
+                "false" => Literal::Bool(false),
+                _ => return Err(bad()),
+            },
+            Ty::Float64 => match text.parse::<f64>() {
+                Ok(v) if v.is_finite() => Literal::Float(v),
+                _ => return Err(bad()),
+            },
+            Ty::String => Literal::Str(text.clone()),
+            _ if text.is_empty() && !ty.is_integer() => Literal::Empty,
+            _ => {
+                let (min, max) = ty.integer_range().ok_or_else(bad)?;
+                let v = match text.strip_prefix("0x") {
+                    Some(hex) => i128::from_str_radix(hex, 16),
+                    None => text.parse(),
+                }
+                .map_err(|_| bad())?;
+                if !(min..=max).contains(&v) {
+                    return Err(bad());
+                }
+                Literal::Int(v)
+            }
+        };
+        Ok(DefaultValue { text, value })
     }
 }
 
@@ -196,8 +189,7 @@ pub struct Field {
     pub nullable: Versions,
     pub tagged: Versions,
     pub tag: Option<u32>,
-    /// The default as the schema writes it (numbers and booleans as their JSON text).
-    pub default: Option<String>,
+    pub default: Option<DefaultValue>,
     pub ignorable: bool,
     /// A string or bytes field's own flexible versions.
     pub flexible: Option<Versions>,
@@ -220,6 +212,7 @@ pub struct Schema {
     pub name: String,
     pub kind: Kind,
     pub api_key: Option<i16>,
+    /// A closed range: a message lists the versions it has.
     pub valid: Versions,
     pub flexible: Versions,
     /// The last valid version is still being designed and is not spoken.
@@ -236,41 +229,42 @@ impl Schema {
 
     /// Parses a schema's text; comments are whole lines, as in Kafka's files.
     pub fn parse(text: &str) -> Result<Schema, String> {
-        let json: String = text
+        let json: Vec<&str> = text
             .lines()
             .filter(|l| !l.trim_start().starts_with("//"))
-            .collect::<Vec<_>>()
-            .join("\n");
-        let v: Value = serde_json::from_str(&json).map_err(|e| e.to_string())?;
-        let name = string(&v, "name").ok_or("no name")?;
-        let fields = fields_of(&v, &name)?;
+            .collect();
+        let root: Value = serde_json::from_str(&json.join("\n")).map_err(|e| e.to_string())?;
+        let o = Object {
+            value: &root,
+            at: String::new(),
+        };
+        let name = o.required("name")?;
+        if !is_name(&name) {
+            return Err(format!("message name `{name}` is not an identifier"));
+        }
+        let o = Object {
+            at: name.clone(),
+            ..o
+        };
+        let valid = o.range("validVersions", None)?;
+        if let Versions::Open { .. } = valid {
+            return Err(format!("{name}: validVersions `{valid}` is open"));
+        }
         let mut common = Vec::new();
-        for c in v
-            .get("commonStructs")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let cname =
-                string(c, "name").ok_or_else(|| format!("{name}: common struct without name"))?;
-            let fields = fields_of(c, &cname)?;
+        for c in o.list("commonStructs") {
+            let c = o.child(c, "common struct")?;
             common.push(CommonStruct {
-                name: cname,
-                fields,
+                fields: fields(&c)?,
+                name: c.at,
             });
         }
         Ok(Schema {
-            kind: Kind::parse(&string(&v, "type").ok_or("no type")?),
-            api_key: v.get("apiKey").and_then(Value::as_i64).map(|k| k as i16),
-            valid: Versions::parse(&string(&v, "validVersions").ok_or("no validVersions")?)?,
-            flexible: Versions::parse(
-                &string(&v, "flexibleVersions").unwrap_or_else(|| "none".into()),
-            )?,
-            latest_unstable: v
-                .get("latestVersionUnstable")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            fields,
+            kind: Kind::parse(&o.required("type")?),
+            api_key: o.int("apiKey")?,
+            valid,
+            flexible: o.range("flexibleVersions", Some(Versions::None))?,
+            latest_unstable: o.flag("latestVersionUnstable"),
+            fields: fields(&o)?,
             common,
             name,
         })
@@ -278,18 +272,15 @@ impl Schema {
 
     /// The versions a release speaks: the valid ones less an unstable last version.
     pub fn stable(&self) -> Versions {
-        if self.latest_unstable && !self.valid.is_empty() {
-            Versions {
-                start: self.valid.start,
-                end: self.valid.end - 1,
+        match self.valid {
+            Versions::Closed { start, end } if self.latest_unstable => {
+                Versions::closed(start, end - 1)
             }
-        } else {
-            self.valid
+            valid => valid,
         }
     }
 
-    /// The fields of the struct named `name`: the message itself, an inline struct of some
-    /// field, or a common struct.
+    /// The fields of the struct `field` holds: inline in the field, or a common struct.
     pub fn struct_fields<'a>(&'a self, field: &'a Field) -> Option<&'a [Field]> {
         let name = field.ty.struct_name()?;
         if !field.fields.is_empty() {
@@ -302,71 +293,135 @@ impl Schema {
     }
 }
 
-fn string(v: &Value, key: &str) -> Option<String> {
-    v.get(key).and_then(Value::as_str).map(str::to_owned)
+/// Whether `text` can name a message, struct or field: the generated code names it in Rust.
+fn is_name(text: &str) -> bool {
+    text.starts_with(|c: char| c.is_ascii_alphabetic())
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-fn fields_of(v: &Value, owner: &str) -> Result<Vec<Field>, String> {
-    let mut out = Vec::new();
-    for f in v
-        .get("fields")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        out.push(field(f, owner)?);
+/// A JSON object of a schema, with the name it is reported under.
+struct Object<'a> {
+    value: &'a Value,
+    at: String,
+}
+
+impl<'a> Object<'a> {
+    /// An object inside this one, named by its `name`.
+    fn child(&self, value: &'a Value, what: &str) -> Result<Object<'a>, String> {
+        let name = value.get("name").and_then(Value::as_str);
+        let name = name.ok_or_else(|| format!("{}: {what} without name", self.at))?;
+        if !is_name(name) {
+            return Err(format!(
+                "{}: {what} name `{name}` is not an identifier",
+                self.at
+            ));
+        }
+        Ok(Object {
+            value,
+            at: name.to_owned(),
+        })
     }
-    Ok(out)
+
+    fn text(&self, key: &str) -> Option<String> {
+        self.value
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    }
+
+    fn required(&self, key: &str) -> Result<String, String> {
+        self.text(key)
+            .ok_or_else(|| self.error(format!("no {key}")))
+    }
+
+    /// The range under `key`; `absent` when there is none, which is an error when `None`.
+    fn range(&self, key: &str, absent: Option<Versions>) -> Result<Versions, String> {
+        match (self.text(key), absent) {
+            (Some(text), _) => Versions::parse(&text).map_err(|e| self.error(e)),
+            (None, Some(absent)) => Ok(absent),
+            (None, None) => Err(self.error(format!("no {key}"))),
+        }
+    }
+
+    /// The integer under `key`, which some older schemas write as a string.
+    fn int<T: TryFrom<i64>>(&self, key: &str) -> Result<Option<T>, String> {
+        let Some(v) = self.value.get(key) else {
+            return Ok(None);
+        };
+        let n = v.as_i64().or_else(|| v.as_str()?.parse().ok());
+        match n.and_then(|n| T::try_from(n).ok()) {
+            Some(n) => Ok(Some(n)),
+            None => Err(self.error(format!("{key} {v} is out of range"))),
+        }
+    }
+
+    fn flag(&self, key: &str) -> bool {
+        self.value
+            .get(key)
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    }
+
+    fn list(&self, key: &str) -> impl Iterator<Item = &'a Value> {
+        self.value
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+    }
+
+    fn error(&self, problem: String) -> String {
+        if self.at.is_empty() {
+            problem
+        } else {
+            format!("{}: {problem}", self.at)
+        }
+    }
 }
 
-fn field(f: &Value, owner: &str) -> Result<Field, String> {
-    let name = string(f, "name").ok_or_else(|| format!("{owner}: field without name"))?;
-    let at = |e: String| format!("{owner}.{name}: {e}");
-    let range = |key: &str| -> Result<Versions, String> {
-        string(f, key).map_or(Ok(Versions::NONE), |r| Versions::parse(&r).map_err(at))
+fn fields(owner: &Object) -> Result<Vec<Field>, String> {
+    owner.list("fields").map(|f| field(owner, f)).collect()
+}
+
+fn field(owner: &Object, value: &Value) -> Result<Field, String> {
+    // An inline struct's fields are reported under the field's name, the field itself under
+    // its owner's.
+    let inline = owner.child(value, "field")?;
+    let f = Object {
+        value,
+        at: format!("{}.{}", owner.at, inline.at),
     };
-    let versions = string(f, "versions").ok_or_else(|| at("no versions".into()))?;
-    let ty = Ty::parse(&string(f, "type").ok_or_else(|| at("no type".into()))?).map_err(at)?;
-    let inline = fields_of(f, &name)?;
+    let ty = Ty::parse(&f.required("type")?).map_err(|e| f.error(e))?;
+    let default = match value.get("default") {
+        None => None,
+        Some(Value::String(text)) => Some(text.clone()),
+        Some(other) => Some(other.to_string()),
+    };
     Ok(Field {
-        versions: Versions::parse(&versions).map_err(at)?,
-        nullable: range("nullableVersions")?,
-        tagged: range("taggedVersions")?,
-        // Some older schemas write the tag as a string.
-        tag: f
-            .get("tag")
-            .and_then(|t| t.as_u64().or_else(|| t.as_str()?.parse().ok()))
-            .map(|t| t as u32),
-        default: f.get("default").map(|d| match d {
-            Value::String(x) => x.clone(),
-            other => other.to_string(),
-        }),
-        ignorable: f.get("ignorable").and_then(Value::as_bool).unwrap_or(false),
-        flexible: match string(f, "flexibleVersions") {
-            Some(r) => Some(Versions::parse(&r).map_err(at)?),
-            None => None,
-        },
-        entity_type: string(f, "entityType"),
-        map_key: f.get("mapKey").and_then(Value::as_bool).unwrap_or(false),
-        fields: inline,
+        versions: f.range("versions", None)?,
+        nullable: f.range("nullableVersions", Some(Versions::None))?,
+        tagged: f.range("taggedVersions", Some(Versions::None))?,
+        tag: f.int("tag")?,
+        default: default
+            .map(|text| DefaultValue::parse(text, &ty))
+            .transpose()
+            .map_err(|e| f.error(e))?,
+        ignorable: f.flag("ignorable"),
+        flexible: f
+            .text("flexibleVersions")
+            .map(|text| Versions::parse(&text).map_err(|e| f.error(e)))
+            .transpose()?,
+        entity_type: f.text("entityType"),
+        map_key: f.flag("mapKey"),
+        fields: fields(&inline)?,
         ty,
-        name,
+        name: inline.at,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ranges_parse_as_the_schemas_write_them() {
-        assert_eq!(Versions::parse("0-3"), Ok(Versions { start: 0, end: 3 }));
-        assert_eq!(Versions::parse("2+").unwrap().to_string(), "2+");
-        assert_eq!(Versions::parse("4").unwrap().to_string(), "4");
-        assert!(Versions::parse("none").unwrap().is_empty());
-        assert!(Versions::parse("3-1").is_err());
-        assert!(Versions::parse("x").is_err());
-    }
 
     #[test]
     fn a_schema_reads_into_the_model() {
@@ -378,18 +433,56 @@ mod tests {
                 { "name": "Seq", "type": "int32", "versions": "0+" },
                 { "name": "Peers", "type": "[]Peer", "versions": "1+", "nullableVersions": "1+",
                   "fields": [ { "name": "Id", "type": "int32", "versions": "0+", "default": -1 } ] },
-                { "name": "Zone", "type": "string", "versions": "1+", "taggedVersions": "1+", "tag": 0 }
+                { "name": "Zone", "type": "string", "versions": "1+", "taggedVersions": "1+", "tag": 0 },
+                { "name": "Limit", "type": "int32", "versions": "0+", "default": "0x7fffffff" }
               ] }"#,
         )
         .unwrap();
         assert_eq!((s.kind, s.api_key), (Kind::Request, Some(1000)));
-        assert_eq!(s.stable().to_string(), "0");
+        assert_eq!(s.stable(), Versions::closed(0, 0));
+        assert_eq!(s.flexible, Versions::Open { start: 1 });
         assert_eq!(
             s.fields[1].ty,
             Ty::Array(Box::new(Ty::Struct("Peer".into())))
         );
-        assert_eq!(s.fields[1].fields[0].default.as_deref(), Some("-1"));
+        assert_eq!(s.fields[1].ty.to_string(), "[]Peer");
+        let id = s.fields[1].fields[0].default.as_ref().unwrap();
+        assert_eq!((id.text.as_str(), &id.value), ("-1", &Literal::Int(-1)));
         assert_eq!(s.fields[2].tag, Some(0));
-        assert!(Schema::parse(r#"{"name": "X", "type": "data", "validVersions": "0", "fields": [{"name": "A", "type": "int33", "versions": "0+"}]}"#).is_err());
+        let limit = s.fields[3].default.as_ref().unwrap();
+        assert_eq!(limit.value, Literal::Int(i32::MAX.into()));
+    }
+
+    #[test]
+    fn mistakes_name_the_field() {
+        let with = |field: &str| {
+            Schema::parse(&format!(
+                r#"{{"name": "X", "type": "data", "validVersions": "0", "fields": [{field}]}}"#
+            ))
+            .unwrap_err()
+        };
+        assert_eq!(
+            with(r#"{"name": "A", "type": "int33", "versions": "0+"}"#),
+            "X.A: unknown type `int33`"
+        );
+        assert_eq!(
+            with(r#"{"name": "A", "type": "int8", "versions": "0+", "default": 300}"#),
+            "X.A: default `300` does not fit `int8`"
+        );
+        assert_eq!(
+            with(r#"{"name": "A", "type": "bool", "versions": "0+", "default": "yes"}"#),
+            "X.A: default `yes` does not fit `bool`"
+        );
+        assert_eq!(
+            with(r#"{"name": "A", "type": "int8", "versions": "2-1"}"#),
+            "X.A: bad version range `2-1`"
+        );
+        assert_eq!(with(r#"{"name": "A", "type": "int8"}"#), "X.A: no versions");
+        assert_eq!(
+            with(r#"{"name": "A", "type": "int8", "versions": "0+", "tag": -1}"#),
+            "X.A: tag -1 is out of range"
+        );
+        let open = Schema::parse(r#"{"name": "X", "type": "data", "validVersions": "0+"}"#);
+        assert_eq!(open.unwrap_err(), "X: validVersions `0+` is open");
     }
 }

@@ -32,7 +32,7 @@ fn writes_messages_and_sets_that_name_the_renamed_crate() {
         "use kw::{KafkaMessage, KafkaString, UnknownTaggedFields};",
         "#[kafka(crate = \"kw\", key = 1000, versions = \"0-1\", flexible = \"1+\")]",
         // The nested struct names the crate too.
-        "#[kafka(crate = \"kw\")]\npub struct Handler {",
+        "#[kafka(crate = \"kw\")]\n    pub struct Handler {",
         "#[kafka(versions = \"1+\", tag = 0, tagged = \"1+\", default = -1)]",
         "#[derive(Debug, Clone, PartialEq, kw::ApiSet)]\n#[kafka(crate = \"kw\", requests, response_set = Responses)]",
         "    Ping(PingRequest),",
@@ -65,4 +65,75 @@ fn a_request_without_its_response_is_an_error() {
         err.to_string(),
         "PingRequest: no response schema with apiKey 1000"
     );
+}
+
+/// A folder holding one request schema with these fields, for the generator's checks.
+fn one_schema(test: &str, fields: &str) -> std::path::PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("kafka-wire-codegen-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("EchoRequest.json"),
+        format!(
+            r#"{{ "apiKey": 1001, "type": "request", "name": "EchoRequest",
+                 "validVersions": "0-2", "flexibleVersions": "1+", "fields": [ {fields} ] }}"#
+        ),
+    )
+    .unwrap();
+    dir
+}
+
+fn generate_in(dir: &Path) -> Result<String, String> {
+    let generated = Generator::new()
+        .schema_dir(dir)
+        .out_dir(dir)
+        .rustfmt(false)
+        .generate();
+    let text = generated.map(|g| std::fs::read_to_string(g.path).unwrap());
+    std::fs::remove_dir_all(dir).unwrap();
+    text.map_err(|e| e.to_string())
+}
+
+#[test]
+fn ranges_reaching_the_newest_version_stay_open() {
+    let dir = one_schema(
+        "open",
+        r#"{ "name": "Seq", "type": "int32", "versions": "0+" },
+           { "name": "Old", "type": "int32", "versions": "0-1" },
+           { "name": "Note", "type": "string", "versions": "1+", "nullableVersions": "2+" }"#,
+    );
+    let text = generate_in(&dir).unwrap();
+    for expected in [
+        "#[kafka(key = 1001, versions = \"0-2\", flexible = \"1+\")]",
+        "#[kafka(versions = \"0+\")]\n        pub seq: i32,",
+        "#[kafka(versions = \"0-1\")]\n        pub old: i32,",
+        "#[kafka(versions = \"1+\", nullable = \"2+\")]\n        pub note: Option<KafkaString>,",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn a_null_default_needs_the_field_nullable_wherever_it_exists() {
+    let dir = one_schema(
+        "null",
+        r#"{ "name": "Note", "type": "string", "versions": "0+", "nullableVersions": "1+",
+             "default": "null" }"#,
+    );
+    assert_eq!(
+        generate_in(&dir).unwrap_err(),
+        "EchoRequest.EchoRequest.Note: default `null` but nullable in versions 1+ of 0+"
+    );
+}
+
+#[test]
+fn a_set_name_that_is_not_an_identifier_is_an_error() {
+    let err = Generator::new()
+        .schema_dir(schemas())
+        .out_dir(std::env::temp_dir())
+        .api_sets("My Requests", "Responses")
+        .rustfmt(false)
+        .generate()
+        .unwrap_err();
+    assert_eq!(err.to_string(), "`My Requests` is not a Rust identifier");
 }

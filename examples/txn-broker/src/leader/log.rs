@@ -1,26 +1,29 @@
 //! One partition: its log bytes, the position of every batch in them, and the per-producer
-//! state the leader derives from the log (epochs, sequences, open and aborted transactions).
+//! state the leader derives from the log (epochs, sequences, open and aborted transactions),
+//! with the two ways the log grows: a produced batch and a transaction marker. Reading it is in
+//! `read`, the producer state in `producer`, the checks of a produced batch in `validate`.
 //!
 //! Every change to the state goes through [`Partition::apply`], both when a batch is appended
 //! and when the log is scanned on load, so a reloaded partition ends in the same state as the
 //! one that wrote the log.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::io;
 
 use bytes::Bytes;
-use kafka_wire::records::{
-    BatchHeader, BatchView, EndTxnMarker, RecordBatch, RecordsErrorKind, RecordsReader,
-    TimestampType,
-};
+use kafka_wire::records::{BatchHeader, BatchView, EndTxnMarker, RecordsReader, TimestampType};
+use kafka_wire::ErrorCode;
 
 use crate::cluster::TopicPartition;
-use crate::errors;
+use crate::fencing::{self, Fenced, MarkerAction, MarkerEpochs};
 use crate::storage::Storage;
 use crate::trace;
 
-/// How many of a producer's latest batches are remembered to recognise a retried one.
-const RECENT_BATCHES: usize = 5;
+use super::producer::{
+    add_sequence, next_sequence, FinishedTxn, OngoingTxn, ProducerState, SequencedBatch,
+    RECENT_BATCHES,
+};
+use super::validate::validate;
 
 /// Where one batch sits in the log, and the header facts the leader needs without decoding it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,71 +65,6 @@ impl BatchInfo {
     }
 }
 
-/// Sequence numbers count up to `i32::MAX` and then start again at 0.
-fn add_sequence(base: i32, delta: i64) -> i32 {
-    let wrapped = (i64::from(base.max(0)) + delta) % (i64::from(i32::MAX) + 1);
-    i32::try_from(wrapped).unwrap_or(0)
-}
-
-fn next_sequence(last: i32) -> i32 {
-    add_sequence(last, 1)
-}
-
-/// One of a producer's latest batches, kept to recognise a retry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct SequencedBatch {
-    pub first_sequence: i32,
-    pub last_sequence: i32,
-    pub base_offset: i64,
-}
-
-/// The transaction a producer has open in this partition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct OngoingTxn {
-    pub first_offset: i64,
-    /// The epoch of the batch that opened it.
-    pub epoch: i16,
-}
-
-/// The last transaction of a producer that a marker ended here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct FinishedTxn {
-    pub epoch: i16,
-    pub commit: bool,
-}
-
-/// What the leader knows about one producer in one partition.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct ProducerState {
-    pub epoch: i16,
-    /// The coordinator epoch of the last marker written for this producer; -1 before any.
-    pub coordinator_epoch: i32,
-    pub ongoing: Option<OngoingTxn>,
-    /// The latest batches with sequence numbers at the current epoch, oldest first.
-    pub recent: VecDeque<SequencedBatch>,
-    pub last_finished: Option<FinishedTxn>,
-}
-
-impl ProducerState {
-    fn new() -> Self {
-        ProducerState {
-            epoch: -1,
-            coordinator_epoch: -1,
-            ongoing: None,
-            recent: VecDeque::new(),
-            last_finished: None,
-        }
-    }
-
-    /// Moves to `epoch` when it is newer; a new epoch starts its sequences afresh.
-    fn observe_epoch(&mut self, epoch: i16) {
-        if epoch > self.epoch {
-            self.epoch = epoch;
-            self.recent.clear();
-        }
-    }
-}
-
 /// An aborted transaction: its producer, its first offset and the offset of its ABORT marker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct AbortedTxn {
@@ -138,14 +76,20 @@ pub(super) struct AbortedTxn {
 /// A request the partition refused, with the Kafka error code and a reason for humans.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Refusal {
-    pub code: i16,
+    pub code: ErrorCode,
     pub message: String,
 }
 
-fn refuse(code: i16, message: impl Into<String>) -> Refusal {
+pub(super) fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
     Refusal {
         code,
         message: message.into(),
+    }
+}
+
+impl From<Fenced> for Refusal {
+    fn from(fenced: Fenced) -> Self {
+        refuse(fenced.code, fenced.reason)
     }
 }
 
@@ -176,18 +120,8 @@ pub(super) struct MarkerRequest {
     pub producer_epoch: i16,
     pub commit: bool,
     pub coordinator_epoch: i32,
-    /// Transaction version 2: the marker's epoch must be above the open transaction's.
-    pub strict_epoch: bool,
-}
-
-/// A slice of the log handed out by a fetch.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Slice {
-    pub bytes: Bytes,
-    /// The base offset of the first batch and one past the last offset of the last batch;
-    /// equal when nothing was taken.
-    pub from: i64,
-    pub to: i64,
+    /// 1 or 2; version 2 holds the marker to a stricter epoch rule.
+    pub transaction_version: i8,
 }
 
 /// One partition led by this broker.
@@ -334,95 +268,15 @@ impl Partition {
     ) -> Result<Appended, Refusal> {
         let view = validate(records)?;
         let batch = view.header;
-        let delta = i64::from(batch.last_offset_delta);
-        let last_sequence = add_sequence(batch.base_sequence, delta);
-        if batch.producer_id >= 0 {
-            if let Some(state) = self.producers.get(&batch.producer_id) {
-                if batch.producer_epoch < state.epoch {
-                    trace!(
-                        who,
-                        "{}: fenced zombie producer {} (epoch {} < current {})",
-                        self.tp,
-                        batch.producer_id,
-                        batch.producer_epoch,
-                        state.epoch
-                    );
-                    return Err(refuse(
-                        errors::INVALID_PRODUCER_EPOCH,
-                        format!(
-                            "producer epoch {} is older than the current epoch {}",
-                            batch.producer_epoch, state.epoch
-                        ),
-                    ));
-                }
-                if batch.producer_epoch == state.epoch {
-                    if let Some(dup) = state.recent.iter().find(|b| {
-                        b.first_sequence == batch.base_sequence && b.last_sequence == last_sequence
-                    }) {
-                        trace!(
-                            who,
-                            "{}: duplicate batch of producer {} (sequence {}), already at offset {}",
-                            self.tp,
-                            batch.producer_id,
-                            batch.base_sequence,
-                            dup.base_offset
-                        );
-                        return Ok(Appended {
-                            base_offset: dup.base_offset,
-                            log_append_time: -1,
-                            duplicate: true,
-                        });
-                    }
-                    let expected = state
-                        .recent
-                        .back()
-                        .map_or(0, |b| next_sequence(b.last_sequence));
-                    if batch.base_sequence != expected {
-                        return Err(refuse(
-                            errors::OUT_OF_ORDER_SEQUENCE_NUMBER,
-                            format!(
-                                "sequence {} where {} was expected",
-                                batch.base_sequence, expected
-                            ),
-                        ));
-                    }
-                } else if batch.base_sequence != 0 && state.epoch >= 0 {
-                    return Err(refuse(
-                        errors::OUT_OF_ORDER_SEQUENCE_NUMBER,
-                        format!(
-                            "a new epoch {} must start at sequence 0, not {}",
-                            batch.producer_epoch, batch.base_sequence
-                        ),
-                    ));
-                }
-            }
+        if let Some(base_offset) = self.check_producer_batch(&batch, who)? {
+            return Ok(Appended {
+                base_offset,
+                log_append_time: -1,
+                duplicate: true,
+            });
         }
-
         let base_offset = self.high_watermark();
-        let (bytes, log_append_time) = if batch.timestamp_type == TimestampType::LogAppendTime {
-            // The broker's clock replaces the producer's: the timestamps change, so the batch is
-            // written again (with its checksum recomputed).
-            let mut stamped = view
-                .to_record_batch()
-                .map_err(|e| refuse(errors::CORRUPT_MESSAGE, e.to_string()))?;
-            stamped.header.base_offset = base_offset;
-            stamped.header.max_timestamp = now_ms;
-            for (i, record) in stamped.records.iter_mut().enumerate() {
-                record.offset = base_offset + i as i64;
-                record.timestamp = now_ms;
-            }
-            let encoded = stamped
-                .encode()
-                .map_err(|e| refuse(errors::INVALID_RECORD, e.to_string()))?;
-            (encoded.into_bytes().to_vec(), now_ms)
-        } else {
-            // The checksum starts after the base offset: the field can be rewritten in place.
-            let mut bytes = records.to_vec();
-            if let Some(slot) = bytes.get_mut(..8) {
-                slot.copy_from_slice(&base_offset.to_be_bytes());
-            }
-            (bytes, -1)
-        };
+        let (bytes, log_append_time) = placed(&view, records, base_offset, now_ms)?;
         let mut stored = batch;
         stored.base_offset = base_offset;
         if log_append_time >= 0 {
@@ -436,12 +290,75 @@ impl Partition {
         })
     }
 
-    /// Ends the producer's open transaction in this partition with a control batch, after the
-    /// coordinator-epoch and producer-epoch checks. When nothing is open the marker is a no-op,
-    /// unless it carries a producer epoch newer than any this partition has seen for the
-    /// producer: then it is written anyway, so that the bump is durable here and fences writes
-    /// of the older epoch (a zombie writing to a partition its aborted transaction had added but
-    /// not yet written to would otherwise open a transaction no marker ever ends).
+    /// The producer's checks on a data batch: a fenced epoch is refused
+    /// ([`fencing::check_data_epoch`]); a retry of one of the producer's latest batches is
+    /// recognised, and its offset returned so that it is answered without a second copy; any
+    /// other batch must continue the producer's sequence (start at 0 with a new epoch).
+    fn check_producer_batch(&self, batch: &BatchHeader, who: &str) -> Result<Option<i64>, Refusal> {
+        if batch.producer_id < 0 {
+            return Ok(None);
+        }
+        let Some(state) = self.producers.get(&batch.producer_id) else {
+            return Ok(None);
+        };
+        if let Err(fenced) = fencing::check_data_epoch(batch.producer_epoch, state.epoch) {
+            trace!(
+                who,
+                "{}: fenced zombie producer {}: {}",
+                self.tp,
+                batch.producer_id,
+                fenced.reason
+            );
+            return Err(fenced.into());
+        }
+        if batch.producer_epoch != state.epoch {
+            if batch.base_sequence != 0 && state.epoch >= 0 {
+                return Err(refuse(
+                    ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER,
+                    format!(
+                        "a new epoch {} must start at sequence 0, not {}",
+                        batch.producer_epoch, batch.base_sequence
+                    ),
+                ));
+            }
+            return Ok(None);
+        }
+        let last_sequence = add_sequence(batch.base_sequence, i64::from(batch.last_offset_delta));
+        let retried = state
+            .recent
+            .iter()
+            .find(|b| b.first_sequence == batch.base_sequence && b.last_sequence == last_sequence);
+        if let Some(dup) = retried {
+            trace!(
+                who,
+                "{}: duplicate batch of producer {} (sequence {}), already at offset {}",
+                self.tp,
+                batch.producer_id,
+                batch.base_sequence,
+                dup.base_offset
+            );
+            return Ok(Some(dup.base_offset));
+        }
+        let expected = state
+            .recent
+            .back()
+            .map_or(0, |b| next_sequence(b.last_sequence));
+        if batch.base_sequence != expected {
+            return Err(refuse(
+                ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER,
+                format!(
+                    "sequence {} where {} was expected",
+                    batch.base_sequence, expected
+                ),
+            ));
+        }
+        Ok(None)
+    }
+
+    /// Ends the producer's open transaction in this partition with a control batch, when the
+    /// marker rules ([`fencing::judge_marker`]) let the marker through: they refuse it from an
+    /// older coordinator or for an older epoch, make it a no-op when nothing is open here
+    /// (unless it records a newer epoch), and hold transaction version 2 to a stricter epoch.
     pub fn write_marker(
         &mut self,
         storage: &mut dyn Storage,
@@ -450,65 +367,10 @@ impl Partition {
         who: &str,
     ) -> Result<MarkerOutcome, Refusal> {
         let kind = if req.commit { "COMMIT" } else { "ABORT" };
-        let state = self.producers.get(&req.producer_id);
-        if let Some(state) = state {
-            if req.coordinator_epoch < state.coordinator_epoch {
-                trace!(
-                    who,
-                    "{}: refused {kind} marker of producer {}: coordinator epoch {} < {} already seen",
-                    self.tp,
-                    req.producer_id,
-                    req.coordinator_epoch,
-                    state.coordinator_epoch
-                );
-                return Err(refuse(
-                    errors::TRANSACTION_COORDINATOR_FENCED,
-                    "stale coordinator epoch",
-                ));
-            }
-            if req.producer_epoch < state.epoch {
-                trace!(
-                    who,
-                    "{}: refused {kind} marker of producer {}: epoch {} < current {}",
-                    self.tp,
-                    req.producer_id,
-                    req.producer_epoch,
-                    state.epoch
-                );
-                return Err(refuse(
-                    errors::INVALID_PRODUCER_EPOCH,
-                    "marker epoch older than the producer's",
-                ));
-            }
-        }
-        let open = state.and_then(|s| s.ongoing);
-        // Epoch 0 is the first a producer id has: an unknown producer marked at epoch 0 has no
-        // older epoch to fence.
-        let newer_epoch = state.map_or(req.producer_epoch > 0, |s| req.producer_epoch > s.epoch);
-        if open.is_none() && !newer_epoch {
-            trace!(
-                who,
-                "{}: ignored {kind} marker of producer {} (epoch {}): no open transaction here",
-                self.tp,
-                req.producer_id,
-                req.producer_epoch
-            );
+        if self.judge_marker(req, kind, who)? == MarkerAction::NoOp {
             return Ok(MarkerOutcome::NoOp);
         }
-        if let Some(txn) = open.filter(|t| req.strict_epoch && req.producer_epoch <= t.epoch) {
-            trace!(
-                who,
-                "{}: refused {kind} marker of producer {}: transaction version 2 needs an epoch above {}, got {}",
-                self.tp,
-                req.producer_id,
-                txn.epoch,
-                req.producer_epoch
-            );
-            return Err(refuse(
-                errors::INVALID_PRODUCER_EPOCH,
-                "marker epoch not above the open transaction's",
-            ));
-        }
+        let open = self.producers.get(&req.producer_id).and_then(|s| s.ongoing);
         let offset = self.high_watermark();
         let marker = EndTxnMarker {
             commit: req.commit,
@@ -517,7 +379,7 @@ impl Partition {
         let batch = marker.batch(offset, now_ms, -1, req.producer_id, req.producer_epoch);
         let bytes = batch
             .encode()
-            .map_err(|e| refuse(errors::INVALID_RECORD, e.to_string()))?
+            .map_err(|e| refuse(ErrorCode::INVALID_RECORD, e.to_string()))?
             .into_bytes();
         self.append(storage, &bytes, &batch.header, Some(marker))?;
         let began = match open {
@@ -536,6 +398,44 @@ impl Partition {
         Ok(MarkerOutcome::Written(offset))
     }
 
+    /// [`fencing::judge_marker`] for `req`, given what this partition knows of its producer.
+    fn judge_marker(
+        &self,
+        req: &MarkerRequest,
+        kind: &str,
+        who: &str,
+    ) -> Result<MarkerAction, Refusal> {
+        let epochs = MarkerEpochs {
+            producer_epoch: req.producer_epoch,
+            coordinator_epoch: req.coordinator_epoch,
+            transaction_version: req.transaction_version,
+        };
+        let known = self.producers.get(&req.producer_id);
+        match fencing::judge_marker(epochs, known.map(ProducerState::at_leader)) {
+            Ok(MarkerAction::NoOp) => {
+                trace!(
+                    who,
+                    "{}: ignored {kind} marker of producer {} (epoch {}): no open transaction here",
+                    self.tp,
+                    req.producer_id,
+                    req.producer_epoch
+                );
+                Ok(MarkerAction::NoOp)
+            }
+            Ok(MarkerAction::Write) => Ok(MarkerAction::Write),
+            Err(fenced) => {
+                trace!(
+                    who,
+                    "{}: refused {kind} marker of producer {}: {}",
+                    self.tp,
+                    req.producer_id,
+                    fenced.reason
+                );
+                Err(fenced.into())
+            }
+        }
+    }
+
     /// Writes `bytes` (the encoding of `batch`) durably, then indexes it and updates the state.
     fn append(
         &mut self,
@@ -547,7 +447,7 @@ impl Partition {
         if let Err(e) = storage.append(&self.file, bytes) {
             // Drop whatever part of the write landed, so the next append follows a whole batch.
             let _ = storage.truncate(&self.file, self.data.len() as u64);
-            return Err(refuse(errors::KAFKA_STORAGE_ERROR, e.to_string()));
+            return Err(refuse(ErrorCode::KAFKA_STORAGE_ERROR, e.to_string()));
         }
         let start = self.data.len();
         self.data.extend_from_slice(bytes);
@@ -556,101 +456,39 @@ impl Partition {
         self.index.push(info);
         Ok(())
     }
+}
 
-    /// Whole batches from the one holding `offset`, of offsets below `upper`, within `budget`
-    /// bytes; the first batch is taken whatever its size when `at_least_one`.
-    pub fn read(&self, offset: i64, upper: i64, budget: usize, at_least_one: bool) -> Slice {
-        let first = self.index.partition_point(|b| b.last_offset < offset);
-        let mut taken: Option<(usize, usize)> = None;
-        let mut to = offset;
-        for b in self.index.get(first..).unwrap_or_default() {
-            if b.last_offset >= upper {
-                break;
-            }
-            let start = taken.map_or(b.start, |(s, _)| s);
-            let size = b.end - start;
-            if size > budget && !(taken.is_none() && at_least_one) {
-                break;
-            }
-            taken = Some((start, b.end));
-            to = b.last_offset + 1;
+/// The bytes to store for a produced batch placed at `base_offset`, and the log append time
+/// stamped on it (-1 when the producer's timestamps stay).
+fn placed(
+    view: &BatchView,
+    records: &Bytes,
+    base_offset: i64,
+    now_ms: i64,
+) -> Result<(Vec<u8>, i64), Refusal> {
+    if view.header.timestamp_type != TimestampType::LogAppendTime {
+        // The checksum starts after the base offset: the field can be rewritten in place.
+        let mut bytes = records.to_vec();
+        if let Some(slot) = bytes.get_mut(..8) {
+            slot.copy_from_slice(&base_offset.to_be_bytes());
         }
-        match taken {
-            Some((start, end)) => Slice {
-                bytes: Bytes::copy_from_slice(self.data.get(start..end).unwrap_or_default()),
-                from: self.index.get(first).map_or(offset, |b| b.base_offset),
-                to,
-            },
-            None => Slice {
-                bytes: Bytes::new(),
-                from: offset,
-                to: offset,
-            },
-        }
+        return Ok((bytes, -1));
     }
-
-    /// Aborted transactions whose ABORT marker is at or after `from` and which began before
-    /// `to`: those a reader of offsets `from..to` needs to skip.
-    pub fn aborted_between(&self, from: i64, to: i64) -> Vec<AbortedTxn> {
-        self.aborted
-            .iter()
-            .filter(|a| a.last_offset >= from && a.first_offset < to)
-            .copied()
-            .collect()
+    // The broker's clock replaces the producer's: the timestamps change, so the batch is
+    // written again (with its checksum recomputed).
+    let mut stamped = view
+        .to_record_batch()
+        .map_err(|e| refuse(ErrorCode::CORRUPT_MESSAGE, e.to_string()))?;
+    stamped.header.base_offset = base_offset;
+    stamped.header.max_timestamp = now_ms;
+    for (i, record) in stamped.records.iter_mut().enumerate() {
+        record.offset = base_offset + i as i64;
+        record.timestamp = now_ms;
     }
-
-    /// The first data record below `upper` whose timestamp is at least `timestamp`: its offset
-    /// and timestamp.
-    pub fn offset_for_timestamp(&self, timestamp: i64, upper: i64) -> Option<(i64, i64)> {
-        let batch = self
-            .index
-            .iter()
-            .filter(|b| !b.control && b.base_offset < upper)
-            .find(|b| b.max_timestamp >= timestamp)?;
-        self.decode(batch)?
-            .records()
-            .ok()?
-            .map_while(Result::ok)
-            .filter(|r| r.offset() < upper)
-            .find(|r| r.timestamp() >= timestamp)
-            .map(|r| (r.offset(), r.timestamp()))
-    }
-
-    /// The data record with the largest timestamp below `upper` (the earliest such).
-    pub fn max_timestamp_offset(&self, upper: i64) -> Option<(i64, i64)> {
-        let mut best: Option<&BatchInfo> = None;
-        for b in self
-            .index
-            .iter()
-            .filter(|b| !b.control && b.base_offset < upper)
-        {
-            if best.is_none_or(|x| b.max_timestamp > x.max_timestamp) {
-                best = Some(b);
-            }
-        }
-        let batch = best?;
-        let decoded = self.decode(batch)?;
-        let records = decoded.records().ok()?.map_while(Result::ok);
-        let first = records.clone().next();
-        records
-            .filter(|r| r.offset() < upper)
-            .find(|r| r.timestamp() == batch.max_timestamp)
-            .or(first)
-            .map(|r| (r.offset(), r.timestamp()))
-    }
-
-    fn decode(&self, info: &BatchInfo) -> Option<BatchView> {
-        let bytes = Bytes::copy_from_slice(self.data.get(info.start..info.end)?);
-        RecordsReader::new(bytes).next()?.ok()
-    }
-
-    /// Every batch of the log, decoded.
-    pub fn batches(&self) -> Vec<RecordBatch> {
-        RecordsReader::new(Bytes::copy_from_slice(&self.data))
-            .into_owned()
-            .filter_map(Result::ok)
-            .collect()
-    }
+    let encoded = stamped
+        .encode()
+        .map_err(|e| refuse(ErrorCode::INVALID_RECORD, e.to_string()))?;
+    Ok((encoded.into_bytes().to_vec(), now_ms))
 }
 
 /// The number of records of a batch whose every record reads; 0 when one does not.
@@ -674,75 +512,4 @@ fn marker_of(batch: &BatchView) -> Option<EndTxnMarker> {
         .control_record()
         .and_then(Result::ok)
         .and_then(|c| c.marker)
-}
-
-/// Checks a produced records field: one whole, readable magic 2 data batch whose records are
-/// numbered 0, 1, 2, ... from its base offset and whose producer fields make sense.
-fn validate(records: &Bytes) -> Result<BatchView, Refusal> {
-    if records.is_empty() {
-        return Err(refuse(errors::INVALID_RECORD, "no record batch"));
-    }
-    let refusal = |e: kafka_wire::records::RecordsError| {
-        let code = match e.kind() {
-            RecordsErrorKind::UnsupportedCompression { .. }
-            | RecordsErrorKind::CodecNotEnabled { .. } => errors::UNSUPPORTED_COMPRESSION_TYPE,
-            RecordsErrorKind::UnsupportedMagic { .. } => errors::INVALID_RECORD,
-            _ => errors::CORRUPT_MESSAGE,
-        };
-        refuse(code, e.to_string())
-    };
-    let mut reader = RecordsReader::new(records.clone());
-    let batch = match reader.next() {
-        Some(batch) => batch.map_err(refusal)?,
-        None => return Err(refuse(errors::CORRUPT_MESSAGE, "incomplete record batch")),
-    };
-    if reader.next().is_some() || reader.truncated_tail().is_some() {
-        return Err(refuse(
-            errors::INVALID_RECORD,
-            "a produce request carries exactly one record batch per partition",
-        ));
-    }
-    let header = &batch.header;
-    if header.magic != 2 {
-        return Err(refuse(
-            errors::INVALID_RECORD,
-            format!("record batch magic {} (only 2 is accepted)", header.magic),
-        ));
-    }
-    if header.is_control {
-        return Err(refuse(
-            errors::INVALID_RECORD,
-            "producers may not write control batches",
-        ));
-    }
-    // Every record must read, numbered 0, 1, 2, ... from the base offset.
-    let mut count = 0i64;
-    let mut numbered = true;
-    for record in batch.records().map_err(refusal)? {
-        let record = record.map_err(refusal)?;
-        numbered &= record.offset().checked_sub(header.base_offset) == Some(count);
-        count += 1;
-    }
-    if count == 0 {
-        return Err(refuse(errors::INVALID_RECORD, "empty record batch"));
-    }
-    if !numbered || i64::from(header.last_offset_delta) != count - 1 {
-        return Err(refuse(
-            errors::INVALID_RECORD,
-            "record offset deltas must count 0, 1, 2, ...",
-        ));
-    }
-    if header.is_transactional && header.producer_id < 0 {
-        return Err(refuse(
-            errors::INVALID_RECORD,
-            "a transactional batch needs a producer id",
-        ));
-    }
-    if header.producer_id >= 0 && (header.producer_epoch < 0 || header.base_sequence < 0) {
-        return Err(refuse(
-            errors::INVALID_RECORD,
-            "a batch with a producer id needs an epoch and a base sequence",
-        ));
-    }
-    Ok(batch)
 }

@@ -146,7 +146,7 @@ fn bases(p: &PartitionData) -> Vec<i64> {
         .collect()
 }
 
-fn list_offset(l: &Leaders, timestamp: i64, isolation: i8) -> (i16, i64) {
+fn list_offset(l: &Leaders, timestamp: i64, isolation: i8) -> (ErrorCode, i64) {
     let req = ListOffsetsRequest {
         replica_id: -1,
         isolation_level: isolation,
@@ -163,7 +163,7 @@ fn list_offset(l: &Leaders, timestamp: i64, isolation: i8) -> (i16, i64) {
     };
     let resp = l.list_offsets(&req, 7);
     let p = &resp.topics[0].partitions[0];
-    (p.error_code, p.offset)
+    (ErrorCode::from(p.error_code), p.offset)
 }
 
 fn control_batches(l: &Leaders) -> Vec<RecordBatch> {
@@ -185,7 +185,7 @@ fn produce_then_fetch_round_trip() {
     assert_eq!(produce(&mut l, 0, batch(-1, -1, -1, false, &["c"])), (0, 2));
 
     let p = fetch(&l, 0, 0);
-    assert_eq!(p.error_code, errors::NONE);
+    assert_eq!(p.error_code, ErrorCode::NONE);
     assert_eq!((p.high_watermark, p.last_stable_offset), (3, 3));
     assert_eq!(p.log_start_offset, 0);
     let bytes = p.records.clone().unwrap().into_bytes();
@@ -205,9 +205,12 @@ fn produce_then_fetch_round_trip() {
     assert_eq!(bases(&fetch(&l, 1, 0)), vec![0, 2]);
     assert_eq!(bases(&fetch(&l, 2, 0)), vec![2]);
     let at_end = fetch(&l, 3, 0);
-    assert_eq!((at_end.error_code, bases(&at_end)), (errors::NONE, vec![]));
-    assert_eq!(fetch(&l, 4, 0).error_code, errors::OFFSET_OUT_OF_RANGE);
-    assert_eq!(fetch(&l, -1, 0).error_code, errors::OFFSET_OUT_OF_RANGE);
+    assert_eq!(
+        (ErrorCode::from(at_end.error_code), bases(&at_end)),
+        (ErrorCode::NONE, vec![])
+    );
+    assert_eq!(fetch(&l, 4, 0).error_code, ErrorCode::OFFSET_OUT_OF_RANGE);
+    assert_eq!(fetch(&l, -1, 0).error_code, ErrorCode::OFFSET_OUT_OF_RANGE);
 }
 
 #[test]
@@ -228,7 +231,7 @@ fn retried_idempotent_batch_returns_its_first_offset() {
     assert_eq!(l.batches(&tp0()).unwrap().len(), 2);
     // A gap is refused.
     let (code, _) = produce(&mut l, 0, batch(7, 0, 5, false, &["x"]));
-    assert_eq!(code, errors::OUT_OF_ORDER_SEQUENCE_NUMBER);
+    assert_eq!(code, ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
     assert_eq!(produce(&mut l, 0, batch(7, 0, 3, false, &["d"])), (0, 3));
     assert_eq!(l.batches(&tp0()).unwrap().len(), 3);
 }
@@ -246,7 +249,7 @@ fn only_the_last_five_batches_are_recognised_as_retries() {
     assert_eq!(produce(&mut l, 0, batch(7, 0, 1, false, &["v"])), (0, 1));
     // Sequence 0 has left the window: it is out of order now, not a duplicate.
     let (code, _) = produce(&mut l, 0, batch(7, 0, 0, false, &["v"]));
-    assert_eq!(code, errors::OUT_OF_ORDER_SEQUENCE_NUMBER);
+    assert_eq!(code, ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
     assert_eq!(l.batches(&tp0()).unwrap().len(), 6);
 }
 
@@ -256,15 +259,15 @@ fn zombie_with_an_older_epoch_appends_nothing() {
     let mut l = leaders(&s, 0, &cluster());
     assert_eq!(produce(&mut l, 0, batch(7, 3, 0, false, &["a"])), (0, 0));
     let (code, _) = produce(&mut l, 0, batch(7, 2, 1, false, &["zombie"]));
-    assert_eq!(code, errors::INVALID_PRODUCER_EPOCH);
+    assert_eq!(code, ErrorCode::INVALID_PRODUCER_EPOCH);
     assert_eq!(l.batches(&tp0()).unwrap().len(), 1);
     // A newer epoch starts again at sequence 0 ...
     let (code, _) = produce(&mut l, 0, batch(7, 4, 1, false, &["x"]));
-    assert_eq!(code, errors::OUT_OF_ORDER_SEQUENCE_NUMBER);
+    assert_eq!(code, ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
     assert_eq!(produce(&mut l, 0, batch(7, 4, 0, false, &["b"])), (0, 1));
     // ... and fences the one before it.
     let (code, _) = produce(&mut l, 0, batch(7, 3, 1, false, &["late"]));
-    assert_eq!(code, errors::INVALID_PRODUCER_EPOCH);
+    assert_eq!(code, ErrorCode::INVALID_PRODUCER_EPOCH);
     assert_eq!(l.batches(&tp0()).unwrap().len(), 2);
 }
 
@@ -280,7 +283,7 @@ fn marker_on_the_client_listener_is_refused() {
         .iter()
         .map(|p| p.error_code)
         .collect();
-    assert_eq!(codes, vec![errors::CLUSTER_AUTHORIZATION_FAILED; 3]);
+    assert_eq!(codes, vec![ErrorCode::CLUSTER_AUTHORIZATION_FAILED; 3]);
     assert_eq!(resp.markers[0].producer_id, 7);
     assert!(control_batches(&l).is_empty());
     assert_eq!(fetch(&l, 0, 1).last_stable_offset, 0);
@@ -292,8 +295,8 @@ fn duplicate_marker_is_a_no_op() {
     let mut l = leaders(&s, 0, &cluster());
     produce(&mut l, 0, batch(7, 0, 0, true, &["a"]));
     produce(&mut l, 0, batch(7, 0, 1, true, &["b"]));
-    assert_eq!(mark(&mut l, &commit(7, 0, 3)), errors::NONE);
-    assert_eq!(mark(&mut l, &commit(7, 0, 3)), errors::NONE);
+    assert_eq!(mark(&mut l, &commit(7, 0, 3)), ErrorCode::NONE);
+    assert_eq!(mark(&mut l, &commit(7, 0, 3)), ErrorCode::NONE);
     let controls = control_batches(&l);
     assert_eq!(controls.len(), 1);
     let c = &controls[0];
@@ -311,7 +314,7 @@ fn duplicate_marker_is_a_no_op() {
     assert_eq!(record.kind, ControlRecordType::Commit);
     assert_eq!(record.marker.unwrap().coordinator_epoch, 3);
     // A marker for a producer that never wrote here is a no-op too.
-    assert_eq!(mark(&mut l, &abort(99, 0, 3)), errors::NONE);
+    assert_eq!(mark(&mut l, &abort(99, 0, 3)), ErrorCode::NONE);
     assert_eq!(control_batches(&l).len(), 1);
     assert_eq!(fetch(&l, 0, 1).last_stable_offset, 3);
 }
@@ -327,37 +330,37 @@ fn marker_with_a_new_epoch_fences_older_writers_where_nothing_was_open() {
     let mut l = leaders(&s, 0, &c);
     // Producer 7 (epoch 0) added orders-0 to its transaction without writing there; a new
     // incarnation's InitProducerId aborted the transaction with epoch 1.
-    assert_eq!(mark(&mut l, &abort(7, 1, 0)), errors::NONE);
+    assert_eq!(mark(&mut l, &abort(7, 1, 0)), ErrorCode::NONE);
     assert_eq!(control_batches(&l).len(), 1);
     let zombie = || batch(7, 0, 0, true, &["zombie"]);
     assert_eq!(
         produce(&mut l, 0, zombie()).0,
-        errors::INVALID_PRODUCER_EPOCH
+        ErrorCode::INVALID_PRODUCER_EPOCH
     );
     // A retry of that marker writes nothing more.
-    assert_eq!(mark(&mut l, &abort(7, 1, 0)), errors::NONE);
+    assert_eq!(mark(&mut l, &abort(7, 1, 0)), ErrorCode::NONE);
     assert_eq!(control_batches(&l).len(), 1);
     // The fence is in the log: a reloaded leader keeps it.
     let mut l = leaders(&s, 0, &c);
     assert_eq!(
         produce(&mut l, 0, zombie()).0,
-        errors::INVALID_PRODUCER_EPOCH
+        ErrorCode::INVALID_PRODUCER_EPOCH
     );
     // The same for a producer the partition knows at an older epoch.
     produce(&mut l, 0, batch(8, 0, 0, true, &["t"]));
-    assert_eq!(mark(&mut l, &commit(8, 0, 0)), errors::NONE);
-    assert_eq!(mark(&mut l, &abort(8, 1, 0)), errors::NONE);
+    assert_eq!(mark(&mut l, &commit(8, 0, 0)), ErrorCode::NONE);
+    assert_eq!(mark(&mut l, &abort(8, 1, 0)), ErrorCode::NONE);
     assert_eq!(control_batches(&l).len(), 3);
     assert_eq!(
         produce(&mut l, 0, batch(8, 0, 1, true, &["late"])).0,
-        errors::INVALID_PRODUCER_EPOCH
+        ErrorCode::INVALID_PRODUCER_EPOCH
     );
     // The new epoch writes (from sequence 0) and nothing is left open.
     assert_eq!(
         produce(&mut l, 0, batch(8, 1, 0, true, &["new"])).0,
-        errors::NONE
+        ErrorCode::NONE
     );
-    assert_eq!(mark(&mut l, &commit(8, 1, 0)), errors::NONE);
+    assert_eq!(mark(&mut l, &commit(8, 1, 0)), ErrorCode::NONE);
     let p = fetch(&l, 0, 1);
     assert_eq!(p.last_stable_offset, p.high_watermark);
 }
@@ -367,21 +370,21 @@ fn stale_coordinator_epoch_is_fenced() {
     let s = MemStorage::default();
     let mut l = leaders(&s, 0, &cluster());
     produce(&mut l, 0, batch(7, 0, 0, true, &["a"]));
-    assert_eq!(mark(&mut l, &commit(7, 0, 5)), errors::NONE);
+    assert_eq!(mark(&mut l, &commit(7, 0, 5)), ErrorCode::NONE);
     produce(&mut l, 0, batch(7, 0, 1, true, &["b"]));
     assert_eq!(
         mark(&mut l, &abort(7, 0, 4)),
-        errors::TRANSACTION_COORDINATOR_FENCED
+        ErrorCode::TRANSACTION_COORDINATOR_FENCED
     );
     assert_eq!(control_batches(&l).len(), 1);
     // An older producer epoch is refused too.
     produce(&mut l, 0, batch(7, 1, 0, true, &["c"]));
     assert_eq!(
         mark(&mut l, &abort(7, 0, 5)),
-        errors::INVALID_PRODUCER_EPOCH
+        ErrorCode::INVALID_PRODUCER_EPOCH
     );
     assert_eq!(control_batches(&l).len(), 1);
-    assert_eq!(mark(&mut l, &abort(7, 1, 6)), errors::NONE);
+    assert_eq!(mark(&mut l, &abort(7, 1, 6)), ErrorCode::NONE);
     assert_eq!(control_batches(&l).len(), 2);
 }
 
@@ -398,21 +401,24 @@ fn transaction_version_2_refuses_a_stale_marker_once_the_next_transaction_began(
     };
     // Transaction 1 at epoch 0; the coordinator ends it with the bumped epoch 1.
     produce(&mut l, 0, batch(7, 0, 0, true, &["t1"]));
-    assert_eq!(mark(&mut l, &tv2(1, true)), errors::NONE);
+    assert_eq!(mark(&mut l, &tv2(1, true)), ErrorCode::NONE);
     // Transaction 2 at epoch 1 (sequences restart with the epoch).
     assert_eq!(produce(&mut l, 0, batch(7, 1, 0, true, &["t2"])), (0, 2));
     // The first commit marker, delivered again late, must not end transaction 2.
-    assert_eq!(mark(&mut l, &tv2(1, true)), errors::INVALID_PRODUCER_EPOCH);
+    assert_eq!(
+        mark(&mut l, &tv2(1, true)),
+        ErrorCode::INVALID_PRODUCER_EPOCH
+    );
     assert_eq!(control_batches(&l).len(), 1);
     assert_eq!(fetch(&l, 0, 1).last_stable_offset, 2);
     // Its own marker (epoch 2) ends it.
-    assert_eq!(mark(&mut l, &tv2(2, false)), errors::NONE);
+    assert_eq!(mark(&mut l, &tv2(2, false)), ErrorCode::NONE);
     assert_eq!(control_batches(&l).len(), 2);
     assert_eq!(fetch(&l, 0, 1).last_stable_offset, 4);
 
     // Version 1 keeps the >= rule: a marker at the data's own epoch ends the transaction.
     produce(&mut l, 0, batch(8, 0, 0, true, &["v1"]));
-    assert_eq!(mark(&mut l, &commit(8, 0, 0)), errors::NONE);
+    assert_eq!(mark(&mut l, &commit(8, 0, 0)), ErrorCode::NONE);
     assert_eq!(control_batches(&l).len(), 3);
 }
 
@@ -421,7 +427,7 @@ fn read_committed_stops_at_the_last_stable_offset_and_lists_aborted_transactions
     let s = MemStorage::default();
     let mut l = leaders(&s, 0, &cluster());
     produce(&mut l, 0, batch(7, 0, 0, true, &["aborted"])); // 0
-    assert_eq!(mark(&mut l, &abort(7, 0, 0)), errors::NONE); // 1
+    assert_eq!(mark(&mut l, &abort(7, 0, 0)), ErrorCode::NONE); // 1
     produce(&mut l, 0, batch(-1, -1, -1, false, &["plain"])); // 2
     produce(&mut l, 0, batch(8, 0, 0, true, &["open"])); // 3
     produce(&mut l, 0, batch(-1, -1, -1, false, &["after"])); // 4
@@ -442,22 +448,22 @@ fn read_committed_stops_at_the_last_stable_offset_and_lists_aborted_transactions
     // Between the last stable offset and the high watermark: nothing yet, and no error.
     let waiting = fetch(&l, 4, 1);
     assert_eq!(
-        (waiting.error_code, bases(&waiting)),
-        (errors::NONE, vec![])
+        (ErrorCode::from(waiting.error_code), bases(&waiting)),
+        (ErrorCode::NONE, vec![])
     );
 
     let uncommitted = fetch(&l, 0, 0);
     assert_eq!(bases(&uncommitted), vec![0, 1, 2, 3, 4]);
     assert_eq!(uncommitted.aborted_transactions, None);
 
-    assert_eq!(list_offset(&l, LATEST, 1), (errors::NONE, 3));
-    assert_eq!(list_offset(&l, LATEST, 0), (errors::NONE, 5));
-    assert_eq!(list_offset(&l, EARLIEST, 1), (errors::NONE, 0));
+    assert_eq!(list_offset(&l, LATEST, 1), (ErrorCode::NONE, 3));
+    assert_eq!(list_offset(&l, LATEST, 0), (ErrorCode::NONE, 5));
+    assert_eq!(list_offset(&l, EARLIEST, 1), (ErrorCode::NONE, 0));
 
     // Committing the open transaction moves the last stable offset to the end.
-    assert_eq!(mark(&mut l, &commit(8, 0, 0)), errors::NONE);
+    assert_eq!(mark(&mut l, &commit(8, 0, 0)), ErrorCode::NONE);
     assert_eq!(fetch(&l, 0, 1).last_stable_offset, 6);
-    assert_eq!(list_offset(&l, LATEST, 1), (errors::NONE, 6));
+    assert_eq!(list_offset(&l, LATEST, 1), (ErrorCode::NONE, 6));
 }
 
 #[test]
@@ -467,16 +473,16 @@ fn reload_rebuilds_the_same_state() {
     let mut l = leaders(&s, 0, &c);
     produce(&mut l, 0, batch(7, 0, 0, true, &["a"]));
     produce(&mut l, 0, batch(7, 0, 1, true, &["b", "c"]));
-    assert_eq!(mark(&mut l, &commit(7, 0, 2)), errors::NONE);
+    assert_eq!(mark(&mut l, &commit(7, 0, 2)), ErrorCode::NONE);
     produce(&mut l, 0, batch(8, 1, 0, true, &["d"]));
-    assert_eq!(mark(&mut l, &abort(8, 1, 2)), errors::NONE);
+    assert_eq!(mark(&mut l, &abort(8, 1, 2)), ErrorCode::NONE);
     produce(&mut l, 0, batch(9, 0, 0, true, &["open"]));
     produce(&mut l, 0, batch(10, 0, 0, false, &["idem"]));
 
     let mut again = leaders(&s, 0, &c);
     assert_eq!(again.partitions, l.partitions);
     // The rebuilt state still recognises retries of markers and of batches.
-    assert_eq!(mark(&mut again, &commit(7, 0, 2)), errors::NONE);
+    assert_eq!(mark(&mut again, &commit(7, 0, 2)), ErrorCode::NONE);
     assert_eq!(control_batches(&again).len(), 2);
     assert_eq!(
         produce(&mut again, 0, batch(10, 0, 0, false, &["idem"])),
@@ -484,7 +490,7 @@ fn reload_rebuilds_the_same_state() {
     );
     assert_eq!(
         mark(&mut again, &commit(7, 0, 1)),
-        errors::TRANSACTION_COORDINATOR_FENCED
+        ErrorCode::TRANSACTION_COORDINATOR_FENCED
     );
     assert_eq!(control_batches(&again).len(), 2);
     let p = fetch(&again, 0, 1);
@@ -503,7 +509,7 @@ fn new_leader_takes_over_the_log_and_continues_offsets() {
     // Broker 1 does not lead orders-0 yet.
     assert_eq!(
         produce(&mut l1, 0, batch(-1, -1, -1, false, &["n"])).0,
-        errors::NOT_LEADER_OR_FOLLOWER
+        ErrorCode::NOT_LEADER_OR_FOLLOWER
     );
 
     assert!(c.move_leader(&tp0(), 1));
@@ -511,9 +517,12 @@ fn new_leader_takes_over_the_log_and_continues_offsets() {
     l1.sync(&c).unwrap();
     assert_eq!(
         produce(&mut l0, 0, batch(-1, -1, -1, false, &["n"])).0,
-        errors::NOT_LEADER_OR_FOLLOWER
+        ErrorCode::NOT_LEADER_OR_FOLLOWER
     );
-    assert_eq!(fetch(&l0, 0, 0).error_code, errors::NOT_LEADER_OR_FOLLOWER);
+    assert_eq!(
+        fetch(&l0, 0, 0).error_code,
+        ErrorCode::NOT_LEADER_OR_FOLLOWER
+    );
     assert!(l0.batches(&tp0()).is_none());
 
     assert_eq!(produce(&mut l1, 0, batch(7, 0, 2, true, &["c"])), (0, 3));
@@ -525,7 +534,7 @@ fn new_leader_takes_over_the_log_and_continues_offsets() {
     );
     assert_eq!(
         resp.markers[0].topics[0].partitions[0].error_code,
-        errors::NONE
+        ErrorCode::NONE
     );
     let p = l1.fetch(&fetch_req(0, 0, 1, 1 << 20), 11).responses[0].partitions[0].clone();
     assert_eq!((p.high_watermark, p.last_stable_offset), (5, 5));
@@ -542,15 +551,15 @@ fn unknown_partitions_and_partitions_led_elsewhere_are_told_apart() {
     );
     assert_eq!(
         unknown.responses[0].partition_responses[0].error_code,
-        errors::UNKNOWN_TOPIC_OR_PARTITION
+        ErrorCode::UNKNOWN_TOPIC_OR_PARTITION
     );
     assert_eq!(
         produce(&mut l, 5, batch(-1, -1, -1, false, &["a"])).0,
-        errors::UNKNOWN_TOPIC_OR_PARTITION
+        ErrorCode::UNKNOWN_TOPIC_OR_PARTITION
     );
     assert_eq!(
         produce(&mut l, 1, batch(-1, -1, -1, false, &["a"])).0,
-        errors::NOT_LEADER_OR_FOLLOWER
+        ErrorCode::NOT_LEADER_OR_FOLLOWER
     );
     let resp = l.write_txn_markers(
         &marker_req(&commit(7, 0, 0), TOPIC, vec![0, 1, 2]),
@@ -565,25 +574,25 @@ fn unknown_partitions_and_partitions_led_elsewhere_are_told_apart() {
     assert_eq!(
         codes,
         vec![
-            errors::NONE,
-            errors::NOT_LEADER_OR_FOLLOWER,
-            errors::UNKNOWN_TOPIC_OR_PARTITION
+            ErrorCode::NONE,
+            ErrorCode::NOT_LEADER_OR_FOLLOWER,
+            ErrorCode::UNKNOWN_TOPIC_OR_PARTITION
         ]
     );
     assert_eq!(
         l.fetch(&fetch_req(1, 0, 0, 100), 12).responses[0].partitions[0].error_code,
-        errors::NOT_LEADER_OR_FOLLOWER
+        ErrorCode::NOT_LEADER_OR_FOLLOWER
     );
     assert_eq!(
         l.fetch(&fetch_req(4, 0, 0, 100), 12).responses[0].partitions[0].error_code,
-        errors::UNKNOWN_TOPIC_OR_PARTITION
+        ErrorCode::UNKNOWN_TOPIC_OR_PARTITION
     );
 
     // Before the first sync nothing is known.
     let fresh = Leaders::new(0, Box::new(s.clone()));
     assert_eq!(
         fresh.fetch(&fetch_req(0, 0, 0, 100), 12).responses[0].partitions[0].error_code,
-        errors::UNKNOWN_TOPIC_OR_PARTITION
+        ErrorCode::UNKNOWN_TOPIC_OR_PARTITION
     );
 }
 
@@ -598,7 +607,7 @@ fn invalid_acks_are_refused() {
         );
         assert_eq!(
             r.responses[0].partition_responses[0].error_code,
-            errors::NONE
+            ErrorCode::NONE
         );
     }
     let r = l.produce(
@@ -607,7 +616,7 @@ fn invalid_acks_are_refused() {
     );
     assert_eq!(
         r.responses[0].partition_responses[0].error_code,
-        errors::INVALID_REQUIRED_ACKS
+        ErrorCode::INVALID_REQUIRED_ACKS
     );
     assert_eq!(l.batches(&tp0()).unwrap().len(), 3);
 }
@@ -651,12 +660,12 @@ fn list_offsets_finds_timestamps() {
     // Records at 1000, 1001 (offsets 0, 1) and 1000, 1001, 1002 (offsets 2..=4).
     produce(&mut l, 0, batch(-1, -1, -1, false, &["a", "b"]));
     produce(&mut l, 0, batch(-1, -1, -1, false, &["c", "d", "e"]));
-    assert_eq!(list_offset(&l, 1001, 0), (errors::NONE, 1));
-    assert_eq!(list_offset(&l, 1002, 0), (errors::NONE, 4));
-    assert_eq!(list_offset(&l, 5000, 0), (errors::NONE, -1));
-    assert_eq!(list_offset(&l, MAX_TIMESTAMP, 0), (errors::NONE, 4));
-    assert_eq!(list_offset(&l, EARLIEST, 0), (errors::NONE, 0));
-    assert_eq!(list_offset(&l, LATEST, 0), (errors::NONE, 5));
+    assert_eq!(list_offset(&l, 1001, 0), (ErrorCode::NONE, 1));
+    assert_eq!(list_offset(&l, 1002, 0), (ErrorCode::NONE, 4));
+    assert_eq!(list_offset(&l, 5000, 0), (ErrorCode::NONE, -1));
+    assert_eq!(list_offset(&l, MAX_TIMESTAMP, 0), (ErrorCode::NONE, 4));
+    assert_eq!(list_offset(&l, EARLIEST, 0), (ErrorCode::NONE, 0));
+    assert_eq!(list_offset(&l, LATEST, 0), (ErrorCode::NONE, 5));
 }
 
 #[test]
@@ -687,23 +696,26 @@ fn hostile_batches_get_error_codes_not_panics() {
         let r = l.produce(&produce_req(TOPIC, 0, bytes, -1), 9);
         r.responses[0].partition_responses[0].error_code
     };
-    assert_eq!(code(&mut l, None), errors::INVALID_RECORD);
-    assert_eq!(code(&mut l, Some(Bytes::new())), errors::INVALID_RECORD);
+    assert_eq!(code(&mut l, None), ErrorCode::INVALID_RECORD);
+    assert_eq!(code(&mut l, Some(Bytes::new())), ErrorCode::INVALID_RECORD);
     assert_eq!(
         code(&mut l, Some(Bytes::from_static(b"garbage"))),
-        errors::CORRUPT_MESSAGE
+        ErrorCode::CORRUPT_MESSAGE
     );
     let mut flipped = good.to_vec();
     let last = flipped.len() - 1;
     flipped[last] ^= 0xff;
-    assert_eq!(code(&mut l, Some(flipped.into())), errors::CORRUPT_MESSAGE);
+    assert_eq!(
+        code(&mut l, Some(flipped.into())),
+        ErrorCode::CORRUPT_MESSAGE
+    );
     assert_eq!(
         code(&mut l, Some(good.slice(..good.len() - 3))),
-        errors::CORRUPT_MESSAGE
+        ErrorCode::CORRUPT_MESSAGE
     );
     let mut two = good.to_vec();
     two.extend_from_slice(&good);
-    assert_eq!(code(&mut l, Some(two.into())), errors::INVALID_RECORD);
+    assert_eq!(code(&mut l, Some(two.into())), ErrorCode::INVALID_RECORD);
     let control = RecordBatchBuilder::new()
         .producer(7, 0, 0)
         .transactional(true)
@@ -712,17 +724,17 @@ fn hostile_batches_get_error_codes_not_panics() {
         .encode()
         .unwrap()
         .into_bytes();
-    assert_eq!(code(&mut l, Some(control)), errors::INVALID_RECORD);
+    assert_eq!(code(&mut l, Some(control)), ErrorCode::INVALID_RECORD);
     let legacy = RecordBatchBuilder::new()
         .magic(1)
         .record(Record::new(None, Some("a".into())))
         .encode()
         .unwrap()
         .into_bytes();
-    assert_eq!(code(&mut l, Some(legacy)), errors::INVALID_RECORD);
+    assert_eq!(code(&mut l, Some(legacy)), ErrorCode::INVALID_RECORD);
     let mut huge = good.to_vec();
     huge[8..12].copy_from_slice(&i32::MAX.to_be_bytes());
-    assert_eq!(code(&mut l, Some(huge.into())), errors::CORRUPT_MESSAGE);
+    assert_eq!(code(&mut l, Some(huge.into())), ErrorCode::CORRUPT_MESSAGE);
     assert!(l.batches(&tp0()).unwrap().is_empty());
 
     // Seeded mutations: whatever the leader accepts must leave a readable log.
@@ -745,7 +757,7 @@ fn hostile_batches_get_error_codes_not_panics() {
                 _ => bytes.insert(at, next() as u8),
             }
         }
-        if code(&mut l, Some(bytes.into())) == errors::NONE {
+        if code(&mut l, Some(bytes.into())) == ErrorCode::NONE {
             accepted += 1;
         }
     }
@@ -756,7 +768,7 @@ fn hostile_batches_get_error_codes_not_panics() {
         .map(|b| b.unwrap().header.base_offset)
         .collect();
     assert_eq!(offsets, (0..accepted).map(|i| 2 * i).collect::<Vec<i64>>());
-    assert_eq!(produce(&mut l, 0, good.clone()).0, errors::NONE);
+    assert_eq!(produce(&mut l, 0, good.clone()).0, ErrorCode::NONE);
 }
 
 #[test]
@@ -764,7 +776,7 @@ fn responses_encode_at_every_supported_version() {
     let s = MemStorage::default();
     let mut l = leaders(&s, 0, &cluster());
     produce(&mut l, 0, batch(7, 0, 0, true, &["a"]));
-    assert_eq!(mark(&mut l, &abort(7, 0, 0)), errors::NONE);
+    assert_eq!(mark(&mut l, &abort(7, 0, 0)), ErrorCode::NONE);
     for v in 3..=12 {
         let r = l.produce(
             &produce_req(TOPIC, 0, Some(batch(-1, -1, -1, false, &["x"])), -1),
@@ -840,10 +852,10 @@ fn failed_write_answers_a_storage_error_and_leaves_no_trace() {
     let mut torn = Leaders::new(0, Box::new(TornStorage(s.clone())));
     torn.sync(&c).unwrap();
     let (code, _) = produce(&mut torn, 0, batch(7, 0, 1, true, &["b"]));
-    assert_eq!(code, errors::KAFKA_STORAGE_ERROR);
+    assert_eq!(code, ErrorCode::KAFKA_STORAGE_ERROR);
     assert_eq!(
         mark(&mut torn, &commit(7, 0, 0)),
-        errors::KAFKA_STORAGE_ERROR
+        ErrorCode::KAFKA_STORAGE_ERROR
     );
     assert_eq!(torn.partitions, before);
     assert_eq!(leaders(&s, 0, &c).partitions, before);
