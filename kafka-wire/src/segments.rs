@@ -30,13 +30,25 @@ use std::io::IoSlice;
 /// assert_eq!(chunks[1].as_ptr(), token.as_ptr());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Segments {
-    /// Segments written, in order.
-    done: VecDeque<Bytes>,
-    /// Small fields being written, after `done`.
-    current: BytesMut,
+    /// The copied bytes not yet read: first those of the `Copied` parts, in order, then the
+    /// ones written since the last part was closed.
+    copied: BytesMut,
+    /// The closed parts, in order.
+    parts: VecDeque<Part>,
+    /// Bytes of `copied` that belong to closed parts.
+    closed: usize,
+    /// Bytes in the `Shared` parts.
+    shared: usize,
     threshold: usize,
+}
+
+/// One segment: the next bytes of the copied buffer, or a byte field kept by reference.
+#[derive(Clone, Debug)]
+enum Part {
+    Copied(usize),
+    Shared(Bytes),
 }
 
 impl Segments {
@@ -52,99 +64,140 @@ impl Segments {
 
     /// An empty list that keeps byte fields of `threshold` bytes or more by reference.
     pub fn with_threshold(threshold: usize) -> Self {
+        // Room for the small fields of a Produce or Fetch of a few dozen partitions, so that
+        // writing one allocates twice, not once per doubling: grown from empty, the messages
+        // bench's ProduceRequest took 31 allocations and 1 µs, against 3 and a fifth of that.
         Segments {
-            done: VecDeque::new(),
-            current: BytesMut::new(),
+            copied: BytesMut::with_capacity(512),
+            parts: VecDeque::with_capacity(16),
+            closed: 0,
+            shared: 0,
             threshold,
         }
     }
 
-    /// The segments, in order, each a `Bytes` (the copied ones share one buffer).
+    /// The segments, in order, each a `Bytes` (the copied ones slices of one buffer).
     pub fn into_segments(mut self) -> impl Iterator<Item = Bytes> {
         self.close();
-        self.done.into_iter()
+        let mut copied = self.copied.freeze();
+        self.parts.into_iter().map(move |part| match part {
+            Part::Copied(len) => copied.split_to(len),
+            Part::Shared(bytes) => bytes,
+        })
     }
 
     /// All of it in one buffer (a copy): for tests and small messages.
     pub fn to_bytes(&self) -> Bytes {
         let mut out = BytesMut::with_capacity(self.remaining());
-        for segment in &self.done {
+        for segment in self.slices() {
             out.extend_from_slice(segment);
         }
-        out.extend_from_slice(&self.current);
         out.freeze()
     }
 
-    /// Ends the segment of copied fields being written, if it has any bytes.
+    /// The bytes not yet read, segment by segment (an empty one at the end, at times).
+    fn slices(&self) -> impl Iterator<Item = &[u8]> {
+        let mut copied = &self.copied[..];
+        self.parts
+            .iter()
+            .map(move |part| match part {
+                Part::Copied(len) => {
+                    let (this, rest) = copied.split_at(*len);
+                    copied = rest;
+                    this
+                }
+                Part::Shared(bytes) => &bytes[..],
+            })
+            .chain(core::iter::once(&self.copied[self.closed..]))
+    }
+
+    /// Ends the part of copied bytes being written, if it has any.
     fn close(&mut self) {
-        if !self.current.is_empty() {
-            self.done.push_back(self.current.split().freeze());
+        let open = self.copied.len() - self.closed;
+        if open > 0 {
+            self.parts.push_back(Part::Copied(open));
+            self.closed = self.copied.len();
         }
+    }
+}
+
+impl Default for Segments {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
 impl Sink for Segments {
     #[inline]
     fn put_u8(&mut self, n: u8) {
-        BufMut::put_u8(&mut self.current, n);
+        BufMut::put_u8(&mut self.copied, n);
     }
 
     #[inline]
     fn put_slice(&mut self, src: &[u8]) {
-        self.current.extend_from_slice(src);
+        self.copied.extend_from_slice(src);
     }
 
     #[inline]
     fn put_shared(&mut self, src: &Bytes) {
         if src.len() < self.threshold {
-            self.current.extend_from_slice(src);
+            self.copied.extend_from_slice(src);
         } else {
             self.close();
-            self.done.push_back(src.clone());
+            self.shared += src.len();
+            self.parts.push_back(Part::Shared(src.clone()));
         }
     }
 }
 
 impl Buf for Segments {
     fn remaining(&self) -> usize {
-        self.done
-            .iter()
-            .map(Bytes::len)
-            .fold(self.current.len(), usize::saturating_add)
+        // Every byte is in memory, so the sum cannot overflow.
+        self.copied.len() + self.shared
     }
 
     fn chunk(&self) -> &[u8] {
-        match self.done.front() {
-            Some(segment) => segment,
-            None => &self.current,
+        match self.parts.front() {
+            Some(Part::Copied(len)) => &self.copied[..*len],
+            Some(Part::Shared(bytes)) => bytes,
+            None => &self.copied,
         }
     }
 
     fn advance(&mut self, mut cnt: usize) {
         while cnt > 0 {
-            let Some(front) = self.done.front_mut() else {
-                let n = cnt.min(self.current.len());
-                self.current.advance(n);
-                return;
-            };
-            if cnt < front.len() {
-                front.advance(cnt);
-                return;
+            match self.parts.front_mut() {
+                None => {
+                    assert!(cnt <= self.copied.len(), "advanced past the end");
+                    self.copied.advance(cnt);
+                    return;
+                }
+                Some(Part::Copied(len)) => {
+                    let n = cnt.min(*len);
+                    self.copied.advance(n);
+                    self.closed -= n;
+                    *len -= n;
+                    cnt -= n;
+                    if *len == 0 {
+                        self.parts.pop_front();
+                    }
+                }
+                Some(Part::Shared(bytes)) => {
+                    let n = cnt.min(bytes.len());
+                    bytes.advance(n);
+                    self.shared -= n;
+                    cnt -= n;
+                    if bytes.is_empty() {
+                        self.parts.pop_front();
+                    }
+                }
             }
-            cnt = cnt.saturating_sub(front.len());
-            self.done.pop_front();
         }
     }
 
     fn chunks_vectored<'a>(&'a self, dst: &mut [IoSlice<'a>]) -> usize {
-        let segments = self
-            .done
-            .iter()
-            .map(|b| &b[..])
-            .chain(core::iter::once(&self.current[..]))
-            .filter(|s| !s.is_empty());
         let mut n = 0;
-        for (slot, segment) in dst.iter_mut().zip(segments) {
+        for (slot, segment) in dst.iter_mut().zip(self.slices().filter(|s| !s.is_empty())) {
             *slot = IoSlice::new(segment);
             n += 1;
         }
@@ -182,5 +235,63 @@ mod tests {
             chunks.iter().map(Bytes::len).collect::<Vec<_>>(),
             [9, 2000, 1]
         );
+    }
+
+    /// Writes of every kind, then reads in steps of every size, each checked against the same
+    /// bytes written into one vector.
+    #[test]
+    fn reading_in_any_steps_gives_what_was_written() {
+        let large = |n: u8| Bytes::from(vec![n; 1500]);
+        let mut written = Segments::with_threshold(1000);
+        let mut expected = Vec::new();
+        for round in 0u8..12 {
+            match round % 4 {
+                0 => {
+                    written.put_slice(&[round; 3]);
+                    expected.extend_from_slice(&[round; 3]);
+                }
+                1 | 2 => {
+                    written.put_shared(&large(round));
+                    expected.extend_from_slice(&large(round));
+                }
+                _ => {
+                    written.put_u8(round);
+                    written.put_shared(&Bytes::from(vec![round; 10]));
+                    expected.push(round);
+                    expected.extend_from_slice(&[round; 10]);
+                }
+            }
+        }
+        assert_eq!(written.remaining(), expected.len());
+        assert_eq!(written.to_bytes(), expected);
+        for step in [1, 2, 7, 999, 1500, 1501, 4000] {
+            let mut read = written.clone();
+            let mut got = Vec::new();
+            while read.has_remaining() {
+                let mut slices = [IoSlice::new(&[]); 4];
+                let n = read.chunks_vectored(&mut slices);
+                assert!(n > 0 && slices[0].as_ptr() == read.chunk().as_ptr());
+                let take = step.min(read.remaining());
+                let mut left = take;
+                while left > 0 {
+                    let chunk = read.chunk();
+                    let n = left.min(chunk.len());
+                    got.extend_from_slice(&chunk[..n]);
+                    read.advance(n);
+                    left -= n;
+                }
+                assert_eq!(read.remaining(), expected.len() - got.len());
+                if read.has_remaining() {
+                    // What is left still comes apart into the same bytes.
+                    let rest: Vec<u8> = read.clone().into_segments().flatten().collect();
+                    assert_eq!(rest, expected[got.len()..]);
+                }
+            }
+            assert_eq!(got, expected, "steps of {step}");
+        }
+        let segments: Vec<Bytes> = written.into_segments().collect();
+        // Copied runs between the six large fields, which are not copied.
+        assert_eq!(segments.iter().filter(|s| s.len() == 1500).count(), 6);
+        assert_eq!(segments.concat(), expected);
     }
 }

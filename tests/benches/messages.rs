@@ -12,7 +12,10 @@
 //!
 //! Per shape, three rows: decode (both read the bytes kafka-protocol wrote, which must equal
 //! kafka-wire's), encode (each writes the value it decoded into a buffer sized by its own size
-//! computation, as a sender does), and size (`encoded_len` against `compute_size`).
+//! computation, as a sender does), and size (`encoded_len` against `compute_size`). Produce and
+//! Fetch have a fourth, vectored: kafka-wire writes into [`Segments`], ready for
+//! `write_vectored`, with the records referenced where they are; kafka-protocol has no such
+//! path, so its side is its copying encode.
 //! Allocations are those of one call. Before anything is timed, both libraries must write each
 //! value to the same bytes and read those bytes back to the same value, compared field by field
 //! across the two libraries' types; the hand-written codec must do the same against kafka-wire,
@@ -38,14 +41,14 @@ use compare::Compare;
 use kafka_protocol::protocol::{Decodable, Encodable};
 use kafka_wire::messages::{write_txn_markers_request as req, write_txn_markers_response as resp};
 use kafka_wire::messages::{WriteTxnMarkersRequest, WriteTxnMarkersResponse};
-use kafka_wire::{Decode, Encode, KafkaString, RawTaggedField, UnknownTaggedFields};
+use kafka_wire::{Decode, Encode, KafkaString, RawTaggedField, Segments, UnknownTaggedFields};
 use kafka_wire_tests::random::Rng;
 use std::fmt::Debug;
 use std::hint::black_box;
 
 /// The operations timed on every shape, in the order of the table; no name is part of another,
 /// so that `KW_BENCH_ONLY` can pick any one of them.
-const CASES: [&str; 3] = ["decode", "encode", "size"];
+const CASES: [&str; 4] = ["decode", "encode", "size", "vectored"];
 
 /// The run: the comparisons, and the legend of the shapes they were made on.
 struct Bench {
@@ -64,6 +67,7 @@ impl Bench {
         version: i16,
         build: impl FnOnce() -> M,
         to_peer: fn(&M) -> P,
+        vectored: bool,
     ) -> Option<Bytes>
     where
         M: Decode + Encode + PartialEq + Debug,
@@ -72,7 +76,7 @@ impl Bench {
         if !self.compare.wants(group, &CASES) {
             return None;
         }
-        let bytes = message(&mut self.compare, group, version, &build(), to_peer);
+        let bytes = message(&mut self.compare, group, version, &build(), to_peer, vectored);
         self.shapes.push((group.to_owned(), about, bytes.len()));
         Some(bytes)
     }
@@ -93,7 +97,7 @@ fn main() {
     ] {
         let group = format!("WriteTxnMarkersRequest v1 {size}");
         let build = || shapes::write_txn_markers_request(markers, topics, partitions);
-        if let Some(bytes) = bench.shape(&group, about, 1, build, peer::write_txn_markers_request) {
+        if let Some(bytes) = bench.shape(&group, about, 1, build, peer::write_txn_markers_request, false) {
             let hand = Hand {
                 decode: hand::Request::decode,
                 encode: hand::Request::encode,
@@ -104,7 +108,7 @@ fn main() {
         }
         let group = format!("WriteTxnMarkersResponse v1 {size}");
         let build = || shapes::write_txn_markers_response(markers, topics, partitions);
-        if let Some(bytes) = bench.shape(&group, about, 1, build, peer::write_txn_markers_response)
+        if let Some(bytes) = bench.shape(&group, about, 1, build, peer::write_txn_markers_response, false)
         {
             let hand = Hand {
                 decode: hand::Response::decode,
@@ -121,6 +125,7 @@ fn main() {
         13,
         shapes::metadata_response,
         peer::metadata_response,
+        false,
     );
     bench.shape(
         "ProduceRequest v13",
@@ -128,6 +133,7 @@ fn main() {
         13,
         shapes::produce_request,
         peer::produce_request,
+        true,
     );
     bench.shape(
         "FetchResponse v18",
@@ -135,6 +141,7 @@ fn main() {
         18,
         shapes::fetch_response,
         peer::fetch_response,
+        true,
     );
 
     println!("\n| shape | what | bytes |\n|---|---|---|");
@@ -166,14 +173,15 @@ fn same_bytes(group: &str, what: &str, a: &[u8], b: &[u8]) {
     }
 }
 
-/// Checks `ours` and its kafka-protocol twin against each other, adds the three rows for the
-/// shape, and returns the bytes both write.
+/// Checks `ours` and its kafka-protocol twin against each other, adds the rows for the shape
+/// (with `vectored`, the row of writing into segments), and returns the bytes both write.
 fn message<M, P>(
     compare: &mut Compare,
     group: &str,
     version: i16,
     ours: &M,
     to_peer: fn(&M) -> P,
+    vectored: bool,
 ) -> Bytes
 where
     M: Decode + Encode + PartialEq + Debug,
@@ -205,7 +213,7 @@ where
     drop(input.clone());
 
     let len = input.len();
-    let [decode, encode, size] = CASES;
+    let [decode, encode, size, segments] = CASES;
     compare.run(
         group,
         decode,
@@ -227,7 +235,41 @@ where
         || black_box(&our_value).encoded_len(version).unwrap(),
         || black_box(&their_value).compute_size(version).unwrap(),
     );
+    if vectored {
+        check_segments(group, &our_value, version, &input);
+        compare.run(
+            group,
+            segments,
+            len,
+            || {
+                let mut out = Segments::new();
+                black_box(&our_value).encode(&mut out, version).unwrap();
+                out
+            },
+            || peer_encode(black_box(&their_value), version),
+        );
+    }
     input
+}
+
+/// Writing into segments gives the same bytes, and refers to the large byte fields instead of
+/// copying them: nine tenths of the bytes are segments taken from the input the value was read
+/// from.
+fn check_segments<M: Encode>(group: &str, value: &M, version: i16, input: &Bytes) {
+    let mut out = Segments::new();
+    value.encode(&mut out, version).expect("kafka-wire encodes");
+    same_bytes(group, "segments and the input", &out.to_bytes(), input);
+    let input_range = input.as_ptr_range();
+    let referenced: usize = out
+        .into_segments()
+        .filter(|s| s.len() >= Segments::DEFAULT_THRESHOLD && input_range.contains(&s.as_ptr()))
+        .map(|s| s.len())
+        .sum();
+    assert!(
+        referenced >= input.len() / 10 * 9,
+        "{group}: {referenced} of {} bytes referenced",
+        input.len()
+    );
 }
 
 /// The hand-written codec of one message, and the kafka-wire value of what it decodes.
@@ -296,7 +338,7 @@ where
     drop(input.clone());
     let len = input.len();
     let what = "hand-written";
-    let [decode, encode, size] = CASES;
+    let [decode, encode, size, _] = CASES;
     compare.reference(
         what,
         group,
