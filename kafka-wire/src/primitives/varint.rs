@@ -76,6 +76,32 @@ pub(crate) fn get_uvarint_in(buf: &mut Bytes, cx: crate::codec::Ctx) -> Result<u
 
 #[inline(never)]
 fn get_uvarint_slow(buf: &mut Bytes) -> Result<u32, DecodeError> {
+    // Two to four bytes, as the lengths of records and of large byte fields are, with five
+    // bytes at hand: read without a bounds check per byte. It took the slow path from 44 to
+    // 33 instructions a call on the 3-byte lengths of the messages bench's ProduceRequest
+    // (callgrind).
+    if let Some(&[b0, b1, b2, b3, _]) = buf.first_chunk::<5>() {
+        let low = u32::from(b0 & 0x7f);
+        let (value, len) = if b0 < 0x80 {
+            (low, 1)
+        } else if b1 < 0x80 {
+            (low | u32::from(b1) << 7, 2)
+        } else if b2 < 0x80 {
+            (low | u32::from(b1 & 0x7f) << 7 | u32::from(b2) << 14, 3)
+        } else if b3 < 0x80 {
+            let high = u32::from(b2 & 0x7f) << 14 | u32::from(b3) << 21;
+            (low | u32::from(b1 & 0x7f) << 7 | high, 4)
+        } else {
+            return get_uvarint_checked(buf);
+        };
+        buf.advance(len);
+        return Ok(value);
+    }
+    get_uvarint_checked(buf)
+}
+
+/// Every varint, byte by byte, with every error.
+fn get_uvarint_checked(buf: &mut Bytes) -> Result<u32, DecodeError> {
     let remaining = buf.remaining();
     let mut value: u32 = 0;
     for (i, shift) in (0..5usize).zip((0u32..).step_by(7)) {
@@ -273,6 +299,38 @@ mod tests {
                 .kind(),
             DecodeErrorKind::VarintTooLong
         );
+    }
+
+    /// The windowed path and the byte-by-byte one agree on every length and on what follows,
+    /// including non-minimal forms and bytes that are no varint.
+    #[test]
+    fn windowed_reading_agrees_with_reading_byte_by_byte() {
+        let mut values = vec![0u32, 1, 127, 128, 300, 16_383, 16_384, 2_097_151, 2_097_152];
+        values.extend([268_435_455, 268_435_456, u32::MAX]);
+        for v in values {
+            let mut out = Vec::new();
+            put_uvarint(&mut out, v);
+            for tail in [&[][..], &[0x55], &[0x80, 0x80, 0x80, 0x80, 0x80]] {
+                let bytes = Bytes::from([&out[..], tail].concat());
+                let (mut a, mut b) = (bytes.clone(), bytes);
+                assert_eq!(get_uvarint(&mut a).unwrap(), v, "{v}");
+                assert_eq!(get_uvarint_checked(&mut b).unwrap(), v, "{v}");
+                assert_eq!(a, b);
+            }
+        }
+        for bytes in [
+            &[0x80, 0x00, 9, 9, 9][..],
+            &[0xff, 0x80, 0x00, 9, 9],
+            &[0xff, 0xff, 0xff, 0xff, 0x0f],
+            &[0xff, 0xff, 0xff, 0xff, 0x10],
+            &[0xff, 0xff, 0xff, 0xff, 0xff, 0x01],
+            &[0x80, 0x80, 0x80, 0x80],
+        ] {
+            let (mut a, mut b) = (Bytes::from(bytes), Bytes::from(bytes));
+            let (x, y) = (get_uvarint(&mut a), get_uvarint_checked(&mut b));
+            assert_eq!(x.map_err(|e| e.kind().clone()), y.map_err(|e| e.kind().clone()));
+            assert_eq!(a, b);
+        }
     }
 
     #[test]
