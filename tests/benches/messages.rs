@@ -339,60 +339,69 @@ fn tags(tags: &[hand::Tagged]) -> UnknownTaggedFields {
 
 /// The hand-written request as kafka-wire's, field by field.
 fn request_of(h: &hand::Request) -> WriteTxnMarkersRequest {
-    WriteTxnMarkersRequest {
-        markers: h
-            .markers
-            .iter()
-            .map(|m| req::WritableTxnMarker {
-                producer_id: m.producer_id,
-                producer_epoch: m.producer_epoch,
-                transaction_result: m.transaction_result,
-                topics: m
-                    .topics
-                    .iter()
-                    .map(|t| req::WritableTxnMarkerTopic {
-                        name: name(&t.name),
-                        partition_indexes: t.partition_indexes.clone().into(),
-                        unknown_tagged_fields: tags(&t.tags),
-                    })
-                    .collect(),
-                coordinator_epoch: m.coordinator_epoch,
-                transaction_version: 0,
-                unknown_tagged_fields: tags(&m.tags),
-            })
-            .collect(),
-        unknown_tagged_fields: tags(&h.tags),
-    }
+    WriteTxnMarkersRequest::default()
+        .with_markers(
+            h.markers
+                .iter()
+                .map(|m| {
+                    req::WritableTxnMarker::default()
+                        .with_producer_id(m.producer_id)
+                        .with_producer_epoch(m.producer_epoch)
+                        .with_transaction_result(m.transaction_result)
+                        .with_topics(
+                            m.topics
+                                .iter()
+                                .map(|t| {
+                                    req::WritableTxnMarkerTopic::default()
+                                        .with_name(name(&t.name))
+                                        .with_partition_indexes(t.partition_indexes.clone().into())
+                                        .with_unknown_tagged_fields(tags(&t.tags))
+                                })
+                                .collect(),
+                        )
+                        .with_coordinator_epoch(m.coordinator_epoch)
+                        .with_transaction_version(0)
+                        .with_unknown_tagged_fields(tags(&m.tags))
+                })
+                .collect(),
+        )
+        .with_unknown_tagged_fields(tags(&h.tags))
 }
 
 /// The hand-written response as kafka-wire's, field by field.
 fn response_of(h: &hand::Response) -> WriteTxnMarkersResponse {
-    WriteTxnMarkersResponse {
-        markers: h
-            .markers
-            .iter()
-            .map(|m| resp::WritableTxnMarkerResult {
-                producer_id: m.producer_id,
-                topics: m
-                    .topics
-                    .iter()
-                    .map(|t| resp::WritableTxnMarkerTopicResult {
-                        name: name(&t.name),
-                        partitions: t
-                            .partitions
-                            .iter()
-                            .map(|p| resp::WritableTxnMarkerPartitionResult {
-                                partition_index: p.partition_index,
-                                error_code: p.error_code,
-                                unknown_tagged_fields: tags(&p.tags),
-                            })
-                            .collect(),
-                        unknown_tagged_fields: tags(&t.tags),
-                    })
-                    .collect(),
-                unknown_tagged_fields: tags(&m.tags),
-            })
-            .collect(),
-        unknown_tagged_fields: tags(&h.tags),
-    }
+    WriteTxnMarkersResponse::default()
+        .with_markers(
+            h.markers
+                .iter()
+                .map(|m| {
+                    resp::WritableTxnMarkerResult::default()
+                        .with_producer_id(m.producer_id)
+                        .with_topics(
+                            m.topics
+                                .iter()
+                                .map(|t| {
+                                    resp::WritableTxnMarkerTopicResult::default()
+                                        .with_name(name(&t.name))
+                                        .with_partitions(
+                                            t.partitions
+                                                .iter()
+                                                .map(|p| {
+                                                    resp::WritableTxnMarkerPartitionResult::default(
+                                                    )
+                                                    .with_partition_index(p.partition_index)
+                                                    .with_error_code(p.error_code)
+                                                    .with_unknown_tagged_fields(tags(&p.tags))
+                                                })
+                                                .collect(),
+                                        )
+                                        .with_unknown_tagged_fields(tags(&t.tags))
+                                })
+                                .collect(),
+                        )
+                        .with_unknown_tagged_fields(tags(&m.tags))
+                })
+                .collect(),
+        )
+        .with_unknown_tagged_fields(tags(&h.tags))
 }
