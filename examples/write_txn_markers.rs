@@ -7,49 +7,36 @@
 use kafka_wire::messages::write_txn_markers_request::{
     WritableTxnMarker, WritableTxnMarkerTopic, WriteTxnMarkersRequest,
 };
-use kafka_wire::{ApiMessage, Decode, Encode, KafkaString, Message};
+use kafka_wire::{ApiMessage, Decode, Encode, Message};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Two transactions finished by the same coordinator: one committed across two topics, one
     // aborted on a single partition.
-    let request = WriteTxnMarkersRequest {
-        markers: vec![
-            WritableTxnMarker {
-                producer_id: 4_001,
-                producer_epoch: 3,
-                transaction_result: true,
-                topics: vec![
-                    WritableTxnMarkerTopic {
-                        name: KafkaString::from_static("orders"),
-                        partition_indexes: vec![0, 2, 5].into(),
-                        ..Default::default()
-                    },
-                    WritableTxnMarkerTopic {
-                        name: KafkaString::from_static("payments"),
-                        partition_indexes: vec![1].into(),
-                        ..Default::default()
-                    },
-                ],
-                coordinator_epoch: 12,
-                transaction_version: 2,
-                ..Default::default()
-            },
-            WritableTxnMarker {
-                producer_id: 4_002,
-                producer_epoch: 0,
-                transaction_result: false,
-                topics: vec![WritableTxnMarkerTopic {
-                    name: KafkaString::from_static("orders"),
-                    partition_indexes: vec![7].into(),
-                    ..Default::default()
-                }],
-                coordinator_epoch: 12,
-                transaction_version: 2,
-                ..Default::default()
-            },
-        ],
-        ..Default::default()
-    };
+    let request = WriteTxnMarkersRequest::default().with_markers(vec![
+        WritableTxnMarker::default()
+            .with_producer_id(4_001)
+            .with_producer_epoch(3)
+            .with_transaction_result(true)
+            .with_topics(vec![
+                WritableTxnMarkerTopic::default()
+                    .with_name("orders")
+                    .with_partition_indexes(vec![0, 2, 5].into()),
+                WritableTxnMarkerTopic::default()
+                    .with_name("payments")
+                    .with_partition_indexes(vec![1].into()),
+            ])
+            .with_coordinator_epoch(12)
+            .with_transaction_version(2),
+        WritableTxnMarker::default()
+            .with_producer_id(4_002)
+            .with_producer_epoch(0)
+            .with_transaction_result(false)
+            .with_topics(vec![WritableTxnMarkerTopic::default()
+                .with_name("orders")
+                .with_partition_indexes(vec![7].into())])
+            .with_coordinator_epoch(12)
+            .with_transaction_version(2),
+    ]);
 
     println!(
         "{} (API key {}), versions {}, flexible {}",

@@ -52,13 +52,11 @@ async fn connected() -> (TcpStream, TcpStream) {
 }
 
 fn header(key: i16, version: i16, correlation_id: i32) -> RequestHeader {
-    RequestHeader {
-        request_api_key: key,
-        request_api_version: version,
-        correlation_id,
-        client_id: Some(KafkaString::from_static("async-test")),
-        ..Default::default()
-    }
+    RequestHeader::default()
+        .with_request_api_key(key)
+        .with_request_api_version(version)
+        .with_correlation_id(correlation_id)
+        .with_client_id(Some(KafkaString::from_static("async-test")))
 }
 
 fn request_frame(header: &RequestHeader, body: &RequestBody) -> BytesMut {
@@ -150,18 +148,13 @@ fn answers_out_of_order_are_matched_by_correlation_id() {
                 // sees which body came with which header.
                 let id = header.correlation_id;
                 let body = match header.request_api_key {
-                    3 => ResponseBody::Metadata(MetadataResponse {
-                        controller_id: id,
-                        ..Default::default()
-                    }),
-                    18 => ResponseBody::ApiVersions(ApiVersionsResponse {
-                        throttle_time_ms: id,
-                        ..Default::default()
-                    }),
-                    2 => ResponseBody::ListOffsets(ListOffsetsResponse {
-                        throttle_time_ms: id,
-                        ..Default::default()
-                    }),
+                    3 => ResponseBody::Metadata(MetadataResponse::default().with_controller_id(id)),
+                    18 => ResponseBody::ApiVersions(
+                        ApiVersionsResponse::default().with_throttle_time_ms(id),
+                    ),
+                    2 => ResponseBody::ListOffsets(
+                        ListOffsetsResponse::default().with_throttle_time_ms(id),
+                    ),
                     other => panic!("unexpected API {other}"),
                 };
                 conn.send(Response::for_request(header, body))
@@ -269,18 +262,15 @@ fn frames_split_across_reads_are_read_whole() {
         let (mut client, mut server) = connected().await;
         let metadata = (
             header(3, 12, 21),
-            RequestBody::Metadata(MetadataRequest {
-                allow_auto_topic_creation: false,
-                ..Default::default()
-            }),
+            RequestBody::Metadata(MetadataRequest::default().with_allow_auto_topic_creation(false)),
         );
         let api_versions = (
             header(18, 3, 22),
-            RequestBody::ApiVersions(ApiVersionsRequest {
-                client_software_name: KafkaString::from_static("split"),
-                client_software_version: KafkaString::from_static("1.0"),
-                ..Default::default()
-            }),
+            RequestBody::ApiVersions(
+                ApiVersionsRequest::default()
+                    .with_client_software_name("split")
+                    .with_client_software_version("1.0"),
+            ),
         );
 
         // Client to server: raw pieces into the server's codec.
@@ -320,11 +310,11 @@ fn frames_split_across_reads_are_read_whole() {
         for _ in 0..3 {
             let request = read_raw_frame(&mut server, &mut buf).await.unwrap();
             let (header, _) = frame::decode_request::<RequestBody>(request).unwrap();
-            let body = ResponseBody::Metadata(MetadataResponse {
-                controller_id: header.correlation_id,
-                cluster_id: Some(KafkaString::from_static("split-cluster")),
-                ..Default::default()
-            });
+            let body = ResponseBody::Metadata(
+                MetadataResponse::default()
+                    .with_controller_id(header.correlation_id)
+                    .with_cluster_id(Some(KafkaString::from_static("split-cluster"))),
+            );
             let response = Response::for_request(&header, body);
             frame::encode_response(&mut answers, &response.header, &response.body, 12).unwrap();
         }
@@ -382,10 +372,7 @@ fn unknown_correlation_id_is_an_error() {
         let request = RequestBody::Metadata(MetadataRequest::default());
         sent(&mut conn, (header(3, 12, 1), request), &mut server).await;
         let answer = |correlation_id| {
-            let header = ResponseHeader {
-                correlation_id,
-                ..Default::default()
-            };
+            let header = ResponseHeader::default().with_correlation_id(correlation_id);
             let body = ResponseBody::Metadata(MetadataResponse::default());
             let mut out = BytesMut::new();
             frame::encode_response(&mut out, &header, &body, 12).unwrap();
@@ -425,20 +412,18 @@ fn api_versions_newer_than_the_server_is_answered_at_v0() {
                     .unwrap()
                     .versions()
                     .contains(header.request_api_version);
-                let body = ResponseBody::ApiVersions(ApiVersionsResponse {
-                    error_code: if known {
-                        ErrorCode::NONE.code()
-                    } else {
-                        ErrorCode::UNSUPPORTED_VERSION.code()
-                    },
-                    api_keys: vec![ApiVersion {
-                        api_key: 18,
-                        min_version: 0,
-                        max_version: newest,
-                        ..Default::default()
-                    }],
-                    ..Default::default()
-                });
+                let body = ResponseBody::ApiVersions(
+                    ApiVersionsResponse::default()
+                        .with_error_code(if known {
+                            ErrorCode::NONE.code()
+                        } else {
+                            ErrorCode::UNSUPPORTED_VERSION.code()
+                        })
+                        .with_api_keys(vec![ApiVersion::default()
+                            .with_api_key(18)
+                            .with_min_version(0)
+                            .with_max_version(newest)]),
+                );
                 conn.send(Response::for_request(&header, body))
                     .await
                     .unwrap();
@@ -498,21 +483,14 @@ fn api_versions_answered_at_v0_is_read_at_v0() {
         let request = RequestBody::ApiVersions(ApiVersionsRequest::default());
         sent(&mut conn, (header(18, 3, 1), request), &mut server).await;
         // An older server: ApiVersions 0-2 only, so it answers at v0.
-        let old = ApiVersionsResponse {
-            error_code: ErrorCode::UNSUPPORTED_VERSION.code(),
-            api_keys: vec![ApiVersion {
-                api_key: 18,
-                min_version: 0,
-                max_version: 2,
-                ..Default::default()
-            }],
-            ..Default::default()
-        };
+        let old = ApiVersionsResponse::default()
+            .with_error_code(ErrorCode::UNSUPPORTED_VERSION.code())
+            .with_api_keys(vec![ApiVersion::default()
+                .with_api_key(18)
+                .with_min_version(0)
+                .with_max_version(2)]);
         let mut answer = BytesMut::new();
-        let response_header = ResponseHeader {
-            correlation_id: 1,
-            ..Default::default()
-        };
+        let response_header = ResponseHeader::default().with_correlation_id(1);
         frame::encode_response(
             &mut answer,
             &response_header,

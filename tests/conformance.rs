@@ -61,6 +61,7 @@ fn declared_default(d: Option<DefaultInfo>) -> Effective {
         Some(DefaultInfo::Bool(true)) => Effective::True,
         Some(DefaultInfo::Str(s)) => Effective::Str(s.to_owned()),
         Some(DefaultInfo::Null) => Effective::Null,
+        Some(other) => panic!("a kind of default this test does not know: {other:?}"),
     }
 }
 

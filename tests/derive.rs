@@ -37,13 +37,10 @@ fn non_ignorable_field_in_a_version_that_lacks_it_is_an_encode_error() {
 
 #[test]
 fn ignorable_field_is_dropped_silently() {
-    let request = WriteTxnMarkersRequest {
-        markers: vec![WritableTxnMarker {
-            transaction_version: 2,
-            ..Default::default()
-        }],
-        ..Default::default()
-    };
+    let request =
+        WriteTxnMarkersRequest::default().with_markers(vec![
+            WritableTxnMarker::default().with_transaction_version(2)
+        ]);
     let v1 = request.encode_to_bytes(1).unwrap();
     let v2 = request.encode_to_bytes(2).unwrap();
     assert_eq!(v2.len(), v1.len() + 1, "v2 carries the int8, v1 drops it");

@@ -20,13 +20,11 @@ fn api<R: ApiMessage>() -> (&'static ApiInfo, &'static ApiInfo) {
 }
 
 fn header(key: i16, version: i16) -> RequestHeader {
-    RequestHeader {
-        request_api_key: key,
-        request_api_version: version,
-        correlation_id: 42,
-        client_id: Some(KafkaString::from_static("c")),
-        ..Default::default()
-    }
+    RequestHeader::default()
+        .with_request_api_key(key)
+        .with_request_api_version(version)
+        .with_correlation_id(42)
+        .with_client_id(Some(KafkaString::from_static("c")))
 }
 
 #[test]
@@ -89,10 +87,7 @@ fn request_frame_round_trips_at_every_header_version() {
         (MetadataRequest::API_KEY, 8, 1),
     ] {
         let h = header(api, version);
-        let body = RequestBody::Metadata(MetadataRequest {
-            topics: Some(vec![]),
-            ..Default::default()
-        });
+        let body = RequestBody::Metadata(MetadataRequest::default().with_topics(Some(vec![])));
         let mut wire = BytesMut::new();
         frame::encode_request(&mut wire, &h, &body).unwrap();
         let size = i32::from_be_bytes(wire[..4].try_into().unwrap()) as usize;
@@ -178,10 +173,7 @@ fn trailing_bytes_unknown_keys_and_mismatches_are_errors() {
 
 #[test]
 fn api_versions_response_uses_header_v0() {
-    let h = ResponseHeader {
-        correlation_id: 9,
-        ..Default::default()
-    };
+    let h = ResponseHeader::default().with_correlation_id(9);
     let body = ResponseBody::ApiVersions(ApiVersionsResponse::default());
     let mut wire = BytesMut::new();
     frame::encode_response(&mut wire, &h, &body, 3).unwrap();

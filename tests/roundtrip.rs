@@ -47,10 +47,11 @@ fn request(version: i16) -> impl Strategy<Value = WriteTxnMarkersRequest> {
         Just(0i8).boxed()
     };
     let topic = (kstring(), vec(any::<i32>(), 0..5), unknown_tags(flexible)).prop_map(
-        |(name, partition_indexes, unknown_tagged_fields)| WritableTxnMarkerTopic {
-            name,
-            partition_indexes: partition_indexes.into(),
-            unknown_tagged_fields,
+        |(name, partition_indexes, unknown_tagged_fields)| {
+            WritableTxnMarkerTopic::default()
+                .with_name(name)
+                .with_partition_indexes(partition_indexes.into())
+                .with_unknown_tagged_fields(unknown_tagged_fields)
         },
     );
     let marker = (
@@ -72,22 +73,20 @@ fn request(version: i16) -> impl Strategy<Value = WriteTxnMarkersRequest> {
                 transaction_version,
                 unknown_tagged_fields,
             )| {
-                WritableTxnMarker {
-                    producer_id,
-                    producer_epoch,
-                    transaction_result,
-                    topics,
-                    coordinator_epoch,
-                    transaction_version,
-                    unknown_tagged_fields,
-                }
+                WritableTxnMarker::default()
+                    .with_producer_id(producer_id)
+                    .with_producer_epoch(producer_epoch)
+                    .with_transaction_result(transaction_result)
+                    .with_topics(topics)
+                    .with_coordinator_epoch(coordinator_epoch)
+                    .with_transaction_version(transaction_version)
+                    .with_unknown_tagged_fields(unknown_tagged_fields)
             },
         );
     (vec(marker, 0..4), unknown_tags(flexible)).prop_map(|(markers, unknown_tagged_fields)| {
-        WriteTxnMarkersRequest {
-            markers,
-            unknown_tagged_fields,
-        }
+        WriteTxnMarkersRequest::default()
+            .with_markers(markers)
+            .with_unknown_tagged_fields(unknown_tagged_fields)
     })
 }
 
@@ -95,31 +94,33 @@ fn request(version: i16) -> impl Strategy<Value = WriteTxnMarkersRequest> {
 fn response(version: i16) -> impl Strategy<Value = WriteTxnMarkersResponse> {
     let flexible = version >= 1;
     let partition = (any::<i32>(), any::<i16>(), unknown_tags(flexible)).prop_map(
-        |(partition_index, error_code, unknown_tagged_fields)| WritableTxnMarkerPartitionResult {
-            partition_index,
-            error_code,
-            unknown_tagged_fields,
+        |(partition_index, error_code, unknown_tagged_fields)| {
+            WritableTxnMarkerPartitionResult::default()
+                .with_partition_index(partition_index)
+                .with_error_code(error_code)
+                .with_unknown_tagged_fields(unknown_tagged_fields)
         },
     );
     let topic = (kstring(), vec(partition, 0..4), unknown_tags(flexible)).prop_map(
-        |(name, partitions, unknown_tagged_fields)| WritableTxnMarkerTopicResult {
-            name,
-            partitions,
-            unknown_tagged_fields,
+        |(name, partitions, unknown_tagged_fields)| {
+            WritableTxnMarkerTopicResult::default()
+                .with_name(name)
+                .with_partitions(partitions)
+                .with_unknown_tagged_fields(unknown_tagged_fields)
         },
     );
     let marker = (any::<i64>(), vec(topic, 0..3), unknown_tags(flexible)).prop_map(
-        |(producer_id, topics, unknown_tagged_fields)| WritableTxnMarkerResult {
-            producer_id,
-            topics,
-            unknown_tagged_fields,
+        |(producer_id, topics, unknown_tagged_fields)| {
+            WritableTxnMarkerResult::default()
+                .with_producer_id(producer_id)
+                .with_topics(topics)
+                .with_unknown_tagged_fields(unknown_tagged_fields)
         },
     );
     (vec(marker, 0..4), unknown_tags(flexible)).prop_map(|(markers, unknown_tagged_fields)| {
-        WriteTxnMarkersResponse {
-            markers,
-            unknown_tagged_fields,
-        }
+        WriteTxnMarkersResponse::default()
+            .with_markers(markers)
+            .with_unknown_tagged_fields(unknown_tagged_fields)
     })
 }
 
@@ -258,16 +259,9 @@ proptest! {
 
 #[test]
 fn decoded_strings_share_the_input() {
-    let request = WriteTxnMarkersRequest {
-        markers: vec![WritableTxnMarker {
-            topics: vec![WritableTxnMarkerTopic {
-                name: KafkaString::from_static("orders"),
-                ..Default::default()
-            }],
-            ..Default::default()
-        }],
-        ..Default::default()
-    };
+    let request =
+        WriteTxnMarkersRequest::default().with_markers(vec![WritableTxnMarker::default()
+            .with_topics(vec![WritableTxnMarkerTopic::default().with_name("orders")])]);
     let bytes = request.encode_to_bytes(1).unwrap();
     let decoded = WriteTxnMarkersRequest::decode_exact(bytes.clone(), 1).unwrap();
     let name = decoded.markers[0].topics[0].name.as_bytes();

@@ -78,11 +78,12 @@ pub struct Container {
     pub versions: Slot<Spanned>,
     pub flexible: Slot<Spanned>,
     pub krate: Slot<syn::Path>,
+    pub no_setters: Slot<()>,
     /// An unknown key was given, likely a misspelt known one.
     pub unknown: bool,
 }
 
-const CONTAINER_KEYS: &str = "`key`, `versions`, `flexible`, `crate`";
+const CONTAINER_KEYS: &str = "`key`, `versions`, `flexible`, `crate`, `no_setters`";
 const FIELD_KEYS: &str =
     "`versions`, `nullable`, `tag`, `tagged`, `default`, `ignorable`, `flexible`, `unknown_tagged_fields`";
 
@@ -93,6 +94,7 @@ impl Container {
             versions: Slot::new("versions"),
             flexible: Slot::new("flexible"),
             krate: Slot::new("crate"),
+            no_setters: Slot::new("no_setters"),
             unknown: false,
         };
         let failed = each_key(cx, attrs, |meta| {
@@ -115,6 +117,10 @@ impl Container {
             } else if meta.path.is_ident("flexible") {
                 let value = Value::parse(&meta)?;
                 c.flexible.set(cx, &meta.path, value.range("flexible"));
+            // #[kafka(no_setters)]
+            } else if meta.path.is_ident("no_setters") {
+                let value = flag(&meta, "no_setters")?;
+                c.no_setters.set(cx, &meta.path, value);
             } else {
                 cx.syn_error(unknown_key(&meta, "struct", CONTAINER_KEYS));
                 c.unknown = true;
@@ -133,6 +139,7 @@ impl Container {
             || self.versions.is_invalid()
             || self.flexible.is_invalid()
             || self.krate.is_invalid()
+            || self.no_setters.is_invalid()
     }
 }
 

@@ -252,6 +252,8 @@ pub struct Message<'a> {
     pub fields: Vec<Field<'a>>,
     /// The `#[kafka(unknown_tagged_fields)]` field.
     pub unknown: Option<&'a syn::Ident>,
+    /// Whether to write a `with_<field>` setter per field (`#[kafka(no_setters)]` turns them off).
+    pub setters: bool,
     /// Every valid `tag`, also of fields left out of `fields` for an error of their own, so that
     /// the tag rules see them all.
     pub tags: Vec<(u32, &'a syn::Ident, syn::LitInt)>,
@@ -313,6 +315,7 @@ impl<'a> Message<'a> {
                 "`KafkaMessage` does not support generic structs; write one struct per concrete type",
             );
         }
+        let setters = container.no_setters.get().is_none();
         let top = top_level(cx, container);
         let mut out = Message {
             input,
@@ -320,6 +323,7 @@ impl<'a> Message<'a> {
             top,
             fields: Vec::new(),
             unknown: None,
+            setters,
             tags: Vec::new(),
         };
         for field in fields {

@@ -80,7 +80,7 @@ fn unknown_struct_key_lists_the_accepted_keys() {
     assert_eq!(
         msg,
         "unknown kafka struct attribute `version`; expected one of `key`, `versions`, `flexible`, \
-         `crate`"
+         `crate`, `no_setters`"
     );
 }
 
@@ -392,6 +392,11 @@ fn flags_take_no_value() {
         }
     });
     assert_eq!(msg, "`ignorable` takes no value; write `ignorable` alone");
+    let msg = error(parse_quote! {
+        #[kafka(no_setters = "yes")]
+        struct Entry {}
+    });
+    assert_eq!(msg, "`no_setters` takes no value; write `no_setters` alone");
 }
 
 #[test]
@@ -500,4 +505,65 @@ fn error_paths_name_raw_fields_without_their_prefix() {
         text.contains("at_field (__e , \"Entry\" , \"type\")"),
         "{text}"
     );
+}
+
+/// The setters of `input`'s expansion, as `name (parameter)`, in field order.
+fn setters(input: syn::DeriveInput) -> Vec<String> {
+    let expanded = crate::expand::derive(&input);
+    assert_eq!(errors_in(expanded.clone()), Vec::<String>::new());
+    let text = expanded.to_string();
+    text.split("fn with_")
+        .skip(1)
+        .map(|rest| {
+            let sig = &rest[..rest.find(" -> Self").expect("a setter returns Self")];
+            format!("with_{}", sig.replace("(mut self , ", "("))
+        })
+        .collect()
+}
+
+#[test]
+fn every_field_has_a_setter_strings_and_bytes_take_conversions() {
+    let found = setters(parse_quote! {
+        #[kafka(versions = "0-1", flexible = "1+")]
+        pub struct Request {
+            #[kafka(versions = "0+")]
+            pub name: KafkaString,
+            #[kafka(versions = "0+", nullable = "0+")]
+            pub id: Option<KafkaString>,
+            #[kafka(versions = "0+")]
+            pub r#type: i8,
+            #[kafka(versions = "0+")]
+            pub metadata: Bytes,
+            #[kafka(versions = "0+")]
+            pub topics: Vec<Topic>,
+            #[kafka(versions = "0+")]
+            pub partitions: IntArray<i32>,
+            #[kafka(unknown_tagged_fields)]
+            pub unknown_tagged_fields: UnknownTaggedFields,
+        }
+    });
+    assert_eq!(
+        found,
+        [
+            "with_name (name : impl :: core :: convert :: Into < KafkaString >)",
+            "with_id (id : Option < KafkaString >)",
+            "with_type (r#type : i8)",
+            "with_metadata (metadata : impl :: core :: convert :: Into < Bytes >)",
+            "with_topics (topics : Vec < Topic >)",
+            "with_partitions (partitions : IntArray < i32 >)",
+            "with_unknown_tagged_fields (unknown_tagged_fields : UnknownTaggedFields)",
+        ]
+    );
+}
+
+#[test]
+fn no_setters_leaves_them_out() {
+    let found = setters(parse_quote! {
+        #[kafka(versions = "0", no_setters)]
+        pub struct Request {
+            #[kafka(versions = "0+")]
+            pub id: i32,
+        }
+    });
+    assert_eq!(found, Vec::<String>::new());
 }

@@ -7,6 +7,7 @@
 //! | `key` | struct | integer `0..=32767` | the API key; makes the struct an [`ApiMessage`](crate::ApiMessage) (needs `versions`) |
 //! | `versions` | struct | version range | the versions the message defines; makes the struct a [`Message`](crate::Message) |
 //! | `flexible` | struct | open range or `"none"` | the versions with compact lengths and tagged-field sections |
+//! | `no_setters` | struct | none | leave out the `with_<field>` setters ([below](#setters-and-no_setters)) |
 //! | `versions` | field | version range | the versions in which the field exists (required) |
 //! | `nullable` | field | version range | the versions in which the field may be null; the type must be `Option<T>` |
 //! | `tag` | field | integer | the field's tag; tags of a struct run 0, 1, 2, ... |
@@ -178,6 +179,53 @@
 //! use kafka_wire::Encode;
 //! assert_eq!(Snapshot { offset: 1 }.encode_to_bytes(0)?.len(), 8);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Setters, and `no_setters`
+//!
+//! The derive writes, for each field, a setter named `with_` and the field's name (a raw
+//! identifier loses its `r#`: `r#type` has `with_type`), with the field's visibility. It takes
+//! the value and returns the struct, so that a value is built in one expression, which is how
+//! code outside kafka-wire builds Kafka's messages (they are `#[non_exhaustive]`). A string or
+//! bytes field takes anything that converts into its type (`with_name("orders")`); every other
+//! field takes its own type, so that `None`, integer literals and `collect()` infer from it.
+//! Setters are `#[inline]`: a program compiles only those it calls.
+//!
+//! `no_setters` leaves them out, for a struct whose names are taken by methods of its own.
+//!
+//! ```
+//! use kafka_wire::{KafkaMessage, KafkaString};
+//!
+//! #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+//! #[kafka(versions = "0")]
+//! pub struct Topic {
+//!     #[kafka(versions = "0+")]
+//!     pub name: KafkaString,
+//!     #[kafka(versions = "0+")]
+//!     pub r#type: i8,
+//!     #[kafka(versions = "0+")]
+//!     pub partitions: Vec<i32>,
+//! }
+//!
+//! let topic = Topic::default()
+//!     .with_name("orders")
+//!     .with_type(1)
+//!     .with_partitions((0..3).collect());
+//! assert_eq!((topic.name.as_str(), topic.r#type, topic.partitions.len()), ("orders", 1, 3));
+//!
+//! #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+//! #[kafka(versions = "0", no_setters)]
+//! pub struct Offset {
+//!     #[kafka(versions = "0+")]
+//!     pub offset: i64,
+//! }
+//!
+//! impl Offset {
+//!     pub fn with_offset(offset: i64) -> Self {
+//!         Offset { offset }
+//!     }
+//! }
+//! assert_eq!(Offset::with_offset(5).offset, 5);
 //! ```
 //!
 //! # Field types

@@ -434,7 +434,7 @@ struct EncodeInner {
 /// // Version 0 has no tagged-field section to carry an unknown tag in.
 /// let mut marker = WritableTxnMarker::default();
 /// marker.unknown_tagged_fields.push(RawTaggedField { tag: 4, data: bytes::Bytes::new() });
-/// let request = WriteTxnMarkersRequest { markers: vec![marker], ..Default::default() };
+/// let request = WriteTxnMarkersRequest::default().with_markers(vec![marker]);
 /// let err = request.encode_to_bytes(0).unwrap_err();
 /// assert_eq!(err.to_string(), "WriteTxnMarkersRequest.markers[0].unknown_tagged_fields: \
 ///     tagged fields are set but version 0 cannot carry them");

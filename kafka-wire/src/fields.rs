@@ -44,7 +44,10 @@ pub struct FieldInfo {
 }
 
 /// A `default = ...` value.
+///
+/// The derive may learn more kinds of literal: a `match` needs a `_` arm.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum DefaultInfo {
     /// An integer.
     Int(i128),

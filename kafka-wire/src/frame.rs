@@ -11,13 +11,11 @@
 //! use kafka_wire::messages::{ApiVersionsRequest, RequestHeader};
 //! use kafka_wire::{ApiMessage, KafkaString};
 //!
-//! let header = RequestHeader {
-//!     request_api_key: ApiVersionsRequest::API_KEY,
-//!     request_api_version: 3,
-//!     correlation_id: 7,
-//!     client_id: Some(KafkaString::from_static("tour")),
-//!     ..Default::default()
-//! };
+//! let header = RequestHeader::default()
+//!     .with_request_api_key(ApiVersionsRequest::API_KEY)
+//!     .with_request_api_version(3)
+//!     .with_correlation_id(7)
+//!     .with_client_id(Some(KafkaString::from_static("tour")));
 //! let body = RequestBody::ApiVersions(ApiVersionsRequest::default());
 //! let mut wire = bytes::BytesMut::new();
 //! frame::encode_request(&mut wire, &header, &body)?;

@@ -78,6 +78,12 @@ mod version;
 #[path = "private.rs"]
 pub mod __private;
 
+// The README's examples, compiled and run with the doc tests. Only under `cfg(doctest)`: the
+// path leaves the crate, and the packaged crate has no use for it.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeExamples;
+
 pub use crate::api::ApiSet;
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 pub use crate::error_code::ErrorCode;

@@ -19,14 +19,11 @@ use crate::VersionRange;
 /// use kafka_wire::negotiate::negotiate;
 /// use kafka_wire::{ApiSet, VersionRange};
 ///
-/// let broker = ApiVersionsResponse {
-///     api_keys: vec![
-///         ApiVersion { api_key: 0, min_version: 3, max_version: 99, ..Default::default() },
-///         ApiVersion { api_key: 27, min_version: 1, max_version: 1, ..Default::default() },
-///         ApiVersion { api_key: 9999, min_version: 0, max_version: 5, ..Default::default() },
-///     ],
-///     ..Default::default()
+/// let api = |key, min, max| {
+///     ApiVersion::default().with_api_key(key).with_min_version(min).with_max_version(max)
 /// };
+/// let broker = ApiVersionsResponse::default()
+///     .with_api_keys(vec![api(0, 3, 99), api(27, 1, 1), api(9999, 0, 5)]);
 /// // Every API of Kafka's request set, at every version this build has.
 /// let agreed = negotiate(RequestBody::APIS, &broker);
 /// let produce = RequestBody::find(0).unwrap().versions().end().unwrap();

@@ -20,7 +20,7 @@ use std::io::IoSlice;
 /// use kafka_wire::{Encode, Segments};
 ///
 /// let token = Bytes::from(vec![7u8; 64 * 1024]);
-/// let request = SaslAuthenticateRequest { auth_bytes: token.clone(), ..Default::default() };
+/// let request = SaslAuthenticateRequest::default().with_auth_bytes(token.clone());
 /// let mut out = Segments::new();
 /// request.encode(&mut out, 2)?;
 /// assert_eq!(out.remaining(), request.encoded_len(2)?);

@@ -59,10 +59,8 @@ pub trait ApiMessage: Message {
 /// use kafka_wire::messages::write_txn_markers_request::{WritableTxnMarker, WriteTxnMarkersRequest};
 /// use kafka_wire::Encode;
 ///
-/// let request = WriteTxnMarkersRequest {
-///     markers: vec![WritableTxnMarker { producer_id: 7, ..Default::default() }],
-///     ..Default::default()
-/// };
+/// let request = WriteTxnMarkersRequest::default()
+///     .with_markers(vec![WritableTxnMarker::default().with_producer_id(7)]);
 /// let bytes = request.encode_to_bytes(1).unwrap();
 /// assert_eq!(bytes.len(), request.encoded_len(1).unwrap());
 /// ```

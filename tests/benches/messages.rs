@@ -381,60 +381,48 @@ fn tags(tags: &[hand::Tagged]) -> UnknownTaggedFields {
 
 /// The hand-written request as kafka-wire's, field by field.
 fn request_of(h: &hand::Request) -> WriteTxnMarkersRequest {
-    WriteTxnMarkersRequest {
-        markers: h
-            .markers
-            .iter()
-            .map(|m| req::WritableTxnMarker {
-                producer_id: m.producer_id,
-                producer_epoch: m.producer_epoch,
-                transaction_result: m.transaction_result,
-                topics: m
-                    .topics
-                    .iter()
-                    .map(|t| req::WritableTxnMarkerTopic {
-                        name: name(&t.name),
-                        partition_indexes: t.partition_indexes.clone().into(),
-                        unknown_tagged_fields: tags(&t.tags),
-                    })
-                    .collect(),
-                coordinator_epoch: m.coordinator_epoch,
-                transaction_version: 0,
-                unknown_tagged_fields: tags(&m.tags),
-            })
-            .collect(),
-        unknown_tagged_fields: tags(&h.tags),
-    }
+    let topic = |t: &hand::MarkerTopic| {
+        req::WritableTxnMarkerTopic::default()
+            .with_name(name(&t.name))
+            .with_partition_indexes(t.partition_indexes.clone().into())
+            .with_unknown_tagged_fields(tags(&t.tags))
+    };
+    let marker = |m: &hand::Marker| {
+        req::WritableTxnMarker::default()
+            .with_producer_id(m.producer_id)
+            .with_producer_epoch(m.producer_epoch)
+            .with_transaction_result(m.transaction_result)
+            .with_topics(m.topics.iter().map(topic).collect())
+            .with_coordinator_epoch(m.coordinator_epoch)
+            .with_transaction_version(0)
+            .with_unknown_tagged_fields(tags(&m.tags))
+    };
+    WriteTxnMarkersRequest::default()
+        .with_markers(h.markers.iter().map(marker).collect())
+        .with_unknown_tagged_fields(tags(&h.tags))
 }
 
 /// The hand-written response as kafka-wire's, field by field.
 fn response_of(h: &hand::Response) -> WriteTxnMarkersResponse {
-    WriteTxnMarkersResponse {
-        markers: h
-            .markers
-            .iter()
-            .map(|m| resp::WritableTxnMarkerResult {
-                producer_id: m.producer_id,
-                topics: m
-                    .topics
-                    .iter()
-                    .map(|t| resp::WritableTxnMarkerTopicResult {
-                        name: name(&t.name),
-                        partitions: t
-                            .partitions
-                            .iter()
-                            .map(|p| resp::WritableTxnMarkerPartitionResult {
-                                partition_index: p.partition_index,
-                                error_code: p.error_code,
-                                unknown_tagged_fields: tags(&p.tags),
-                            })
-                            .collect(),
-                        unknown_tagged_fields: tags(&t.tags),
-                    })
-                    .collect(),
-                unknown_tagged_fields: tags(&m.tags),
-            })
-            .collect(),
-        unknown_tagged_fields: tags(&h.tags),
-    }
+    let partition = |p: &hand::PartitionResult| {
+        resp::WritableTxnMarkerPartitionResult::default()
+            .with_partition_index(p.partition_index)
+            .with_error_code(p.error_code)
+            .with_unknown_tagged_fields(tags(&p.tags))
+    };
+    let topic = |t: &hand::TopicResult| {
+        resp::WritableTxnMarkerTopicResult::default()
+            .with_name(name(&t.name))
+            .with_partitions(t.partitions.iter().map(partition).collect())
+            .with_unknown_tagged_fields(tags(&t.tags))
+    };
+    let marker = |m: &hand::MarkerResult| {
+        resp::WritableTxnMarkerResult::default()
+            .with_producer_id(m.producer_id)
+            .with_topics(m.topics.iter().map(topic).collect())
+            .with_unknown_tagged_fields(tags(&m.tags))
+    };
+    WriteTxnMarkersResponse::default()
+        .with_markers(h.markers.iter().map(marker).collect())
+        .with_unknown_tagged_fields(tags(&h.tags))
 }

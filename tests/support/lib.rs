@@ -123,60 +123,75 @@ fn unknown(v: &Value) -> UnknownTaggedFields {
 
 /// A `WriteTxnMarkersRequest` from its JSON form.
 pub fn write_txn_markers_request(v: &Value) -> WriteTxnMarkersRequest {
-    WriteTxnMarkersRequest {
-        markers: list(v, "markers")
-            .iter()
-            .map(|m| WritableTxnMarker {
-                producer_id: int(m, "producer_id"),
-                producer_epoch: int(m, "producer_epoch") as i16,
-                transaction_result: m["transaction_result"].as_bool().expect("bool"),
-                topics: list(m, "topics")
-                    .iter()
-                    .map(|t| WritableTxnMarkerTopic {
-                        name: string(t, "name"),
-                        partition_indexes: list(t, "partition_indexes")
-                            .iter()
-                            .map(|p| p.as_i64().expect("partition") as i32)
-                            .collect(),
-                        unknown_tagged_fields: unknown(t),
-                    })
-                    .collect(),
-                coordinator_epoch: int(m, "coordinator_epoch") as i32,
-                transaction_version: int(m, "transaction_version") as i8,
-                unknown_tagged_fields: unknown(m),
-            })
-            .collect(),
-        unknown_tagged_fields: unknown(v),
-    }
+    WriteTxnMarkersRequest::default()
+        .with_markers(
+            list(v, "markers")
+                .iter()
+                .map(|m| {
+                    WritableTxnMarker::default()
+                        .with_producer_id(int(m, "producer_id"))
+                        .with_producer_epoch(int(m, "producer_epoch") as i16)
+                        .with_transaction_result(m["transaction_result"].as_bool().expect("bool"))
+                        .with_topics(
+                            list(m, "topics")
+                                .iter()
+                                .map(|t| {
+                                    WritableTxnMarkerTopic::default()
+                                        .with_name(string(t, "name"))
+                                        .with_partition_indexes(
+                                            list(t, "partition_indexes")
+                                                .iter()
+                                                .map(|p| p.as_i64().expect("partition") as i32)
+                                                .collect(),
+                                        )
+                                        .with_unknown_tagged_fields(unknown(t))
+                                })
+                                .collect(),
+                        )
+                        .with_coordinator_epoch(int(m, "coordinator_epoch") as i32)
+                        .with_transaction_version(int(m, "transaction_version") as i8)
+                        .with_unknown_tagged_fields(unknown(m))
+                })
+                .collect(),
+        )
+        .with_unknown_tagged_fields(unknown(v))
 }
 
 /// A `WriteTxnMarkersResponse` from its JSON form.
 pub fn write_txn_markers_response(v: &Value) -> WriteTxnMarkersResponse {
-    WriteTxnMarkersResponse {
-        markers: list(v, "markers")
-            .iter()
-            .map(|m| WritableTxnMarkerResult {
-                producer_id: int(m, "producer_id"),
-                topics: list(m, "topics")
-                    .iter()
-                    .map(|t| WritableTxnMarkerTopicResult {
-                        name: string(t, "name"),
-                        partitions: list(t, "partitions")
-                            .iter()
-                            .map(|p| WritableTxnMarkerPartitionResult {
-                                partition_index: int(p, "partition_index") as i32,
-                                error_code: int(p, "error_code") as i16,
-                                unknown_tagged_fields: unknown(p),
-                            })
-                            .collect(),
-                        unknown_tagged_fields: unknown(t),
-                    })
-                    .collect(),
-                unknown_tagged_fields: unknown(m),
-            })
-            .collect(),
-        unknown_tagged_fields: unknown(v),
-    }
+    WriteTxnMarkersResponse::default()
+        .with_markers(
+            list(v, "markers")
+                .iter()
+                .map(|m| {
+                    WritableTxnMarkerResult::default()
+                        .with_producer_id(int(m, "producer_id"))
+                        .with_topics(
+                            list(m, "topics")
+                                .iter()
+                                .map(|t| {
+                                    WritableTxnMarkerTopicResult::default()
+                                        .with_name(string(t, "name"))
+                                        .with_partitions(
+                                            list(t, "partitions")
+                                                .iter()
+                                                .map(|p| {
+                                                    WritableTxnMarkerPartitionResult::default()
+.with_partition_index(int(p, "partition_index") as i32)
+.with_error_code(int(p, "error_code") as i16)
+.with_unknown_tagged_fields(unknown(p))
+                                                })
+                                                .collect(),
+                                        )
+                                        .with_unknown_tagged_fields(unknown(t))
+                                })
+                                .collect(),
+                        )
+                        .with_unknown_tagged_fields(unknown(m))
+                })
+                .collect(),
+        )
+        .with_unknown_tagged_fields(unknown(v))
 }
 
 pub mod sink {

@@ -101,11 +101,9 @@ impl Connection {
     }
 
     async fn api_versions(&mut self, version: i16) -> Result<ApiVersionsResponse, Error> {
-        let request = ApiVersionsRequest {
-            client_software_name: KafkaString::from_static("kafka-wire-async-client"),
-            client_software_version: KafkaString::from_static(env!("CARGO_PKG_VERSION")),
-            ..Default::default()
-        };
+        let request = ApiVersionsRequest::default()
+            .with_client_software_name("kafka-wire-async-client")
+            .with_client_software_version(KafkaString::from_static(env!("CARGO_PKG_VERSION")));
         Ok(call!(self, ApiVersions(request), version))
     }
 
@@ -131,13 +129,11 @@ impl Connection {
         let correlation_id = self.next_correlation_id;
         self.next_correlation_id = self.next_correlation_id.wrapping_add(1);
         let name = body.api().name();
-        let header = RequestHeader {
-            request_api_key: body.api_key(),
-            request_api_version: version,
-            correlation_id,
-            client_id: Some(self.client_id.clone()),
-            ..Default::default()
-        };
+        let header = RequestHeader::default()
+            .with_request_api_key(body.api_key())
+            .with_request_api_version(version)
+            .with_correlation_id(correlation_id)
+            .with_client_id(Some(self.client_id.clone()));
         let exchange = async {
             self.framed.send((header, body)).await?;
             self.framed.next().await.transpose()

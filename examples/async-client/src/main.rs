@@ -193,16 +193,13 @@ fn now_ms() -> i64 {
 /// Asks `conn` for the topic's metadata and returns the address of the partition's leader.
 async fn leader_of(conn: &mut Connection, topic: &str, partition: i32) -> Result<String, Error> {
     let version = conn.version_of(MetadataRequest::API_KEY)?;
-    let request = MetadataRequest {
-        topics: Some(vec![MetadataRequestTopic {
-            name: Some(KafkaString::from(topic.to_owned())),
-            ..Default::default()
-        }]),
+    let request = MetadataRequest::default()
+        .with_topics(Some(vec![
+            MetadataRequestTopic::default().with_name(Some(KafkaString::from(topic.to_owned())))
+        ]))
         // Asking must not create the topic; before v4 the field is absent (at its default) and
         // the broker's own setting decides.
-        allow_auto_topic_creation: version < 4,
-        ..Default::default()
-    };
+        .with_allow_auto_topic_creation(version < 4);
     let metadata = call!(conn, Metadata(request), version);
     println!(
         "[{}] Metadata v{version}: cluster {}, brokers {:?}, controller {}",
@@ -278,20 +275,14 @@ async fn produce(
     }
     writer.finish()?;
     let size = batch.len();
-    let request = ProduceRequest {
-        acks: -1,
-        timeout_ms: i32::try_from(options.timeout.as_millis()).unwrap_or(i32::MAX),
-        topic_data: vec![TopicProduceData {
-            name: KafkaString::from(topic.clone()),
-            partition_data: vec![PartitionProduceData {
-                index: partition,
-                records: Some(Records::new(batch.freeze())),
-                ..Default::default()
-            }],
-            ..Default::default()
-        }],
-        ..Default::default()
-    };
+    let request = ProduceRequest::default()
+        .with_acks(-1)
+        .with_timeout_ms(i32::try_from(options.timeout.as_millis()).unwrap_or(i32::MAX))
+        .with_topic_data(vec![TopicProduceData::default()
+            .with_name(KafkaString::from(topic.clone()))
+            .with_partition_data(vec![PartitionProduceData::default()
+                .with_index(partition)
+                .with_records(Some(Records::new(batch.freeze())))])]);
     let response = call!(conn, Produce(request), version);
     let answer = response
         .responses
@@ -339,22 +330,16 @@ async fn fetch_back(
         if fetched.len() >= records.len() {
             break;
         }
-        let request = FetchRequest {
-            max_wait_ms: 500,
-            min_bytes: 1,
-            max_bytes: 1 << 20,
-            topics: vec![FetchTopic {
-                topic: KafkaString::from(topic.clone()),
-                partitions: vec![FetchPartition {
-                    partition,
-                    fetch_offset: next,
-                    partition_max_bytes: 1 << 20,
-                    ..Default::default()
-                }],
-                ..Default::default()
-            }],
-            ..Default::default()
-        };
+        let request = FetchRequest::default()
+            .with_max_wait_ms(500)
+            .with_min_bytes(1)
+            .with_max_bytes(1 << 20)
+            .with_topics(vec![FetchTopic::default()
+                .with_topic(KafkaString::from(topic.clone()))
+                .with_partitions(vec![FetchPartition::default()
+                    .with_partition(partition)
+                    .with_fetch_offset(next)
+                    .with_partition_max_bytes(1 << 20)])]);
         let response = call!(conn, Fetch(request), version);
         ErrorCode::from(response.error_code)
             .as_result()

@@ -58,11 +58,11 @@ impl Client {
         &mut self,
         version: i16,
     ) -> io::Result<kafka_wire::messages::ApiVersionsResponse> {
-        let body = Requests::ApiVersions(ApiVersionsRequest {
-            client_software_name: KafkaString::from_static("custom-api"),
-            client_software_version: KafkaString::from_static("0.1.0"),
-            ..Default::default()
-        });
+        let body = Requests::ApiVersions(
+            ApiVersionsRequest::default()
+                .with_client_software_name("custom-api")
+                .with_client_software_version("0.1.0"),
+        );
         match self.call(&body, version)? {
             Responses::ApiVersions(r) => Ok(r),
             other => Err(invalid(format!(
@@ -115,13 +115,11 @@ impl Client {
     fn call(&mut self, body: &Requests, version: i16) -> io::Result<Responses> {
         let correlation_id = self.next_correlation_id;
         self.next_correlation_id += 1;
-        let header = RequestHeader {
-            request_api_key: body.api_key(),
-            request_api_version: version,
-            correlation_id,
-            client_id: Some(KafkaString::from_static("custom-api")),
-            ..Default::default()
-        };
+        let header = RequestHeader::default()
+            .with_request_api_key(body.api_key())
+            .with_request_api_version(version)
+            .with_correlation_id(correlation_id)
+            .with_client_id(Some(KafkaString::from_static("custom-api")));
         let mut out = BytesMut::new();
         frame::encode_request(&mut out, &header, body).map_err(invalid)?;
         self.stream.write_all(&out)?;

@@ -69,21 +69,18 @@ impl Server {
         let (key, version, correlation_id) = peek(&frame).ok_or_else(|| invalid("short frame"))?;
         let speaks = self.speaks();
         let supported = speaks.iter().any(|(k, r)| *k == key && r.contains(version));
-        let header = ResponseHeader {
-            correlation_id,
-            ..Default::default()
-        };
+        let header = ResponseHeader::default().with_correlation_id(correlation_id);
         let mut out = BytesMut::new();
         if !supported {
             // Kafka's rule: a version the server does not know gets an ApiVersions answer at v0,
             // which every client reads, with the error and the versions to retry with.
             println!("[{}] API {key} v{version}: not spoken here", self.name);
             if key == ApiVersionsRequest::API_KEY {
-                let body = Responses::ApiVersions(ApiVersionsResponse {
-                    error_code: UNSUPPORTED_VERSION,
-                    api_keys: advertise(speaks),
-                    ..Default::default()
-                });
+                let body = Responses::ApiVersions(
+                    ApiVersionsResponse::default()
+                        .with_error_code(UNSUPPORTED_VERSION)
+                        .with_api_keys(advertise(speaks)),
+                );
                 frame::encode_response(&mut out, &header, &body, 0).map_err(invalid)?;
                 return Ok((out, false));
             }
@@ -97,10 +94,9 @@ impl Server {
                     self.name,
                     describe(&speaks)
                 );
-                Responses::ApiVersions(ApiVersionsResponse {
-                    api_keys: advertise(speaks),
-                    ..Default::default()
-                })
+                Responses::ApiVersions(
+                    ApiVersionsResponse::default().with_api_keys(advertise(speaks)),
+                )
             }
             Requests::Ping(ping) => {
                 *answered += 1;

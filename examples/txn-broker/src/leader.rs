@@ -159,11 +159,9 @@ impl Leaders {
             let mut partition_responses = Vec::with_capacity(topic.partition_data.len());
             for data in &topic.partition_data {
                 let tp = TopicPartition::new(topic.name.as_str(), data.index);
-                let mut out = PartitionProduceResponse {
-                    index: data.index,
-                    base_offset: -1,
-                    ..PartitionProduceResponse::default()
-                };
+                let mut out = PartitionProduceResponse::default()
+                    .with_index(data.index)
+                    .with_base_offset(-1);
                 let fail =
                     |out: &mut PartitionProduceResponse, code: ErrorCode, message: String| {
                         out.error_code = code.code();
@@ -195,17 +193,14 @@ impl Leaders {
                 }
                 partition_responses.push(out);
             }
-            responses.push(TopicProduceResponse {
-                name: topic.name.clone(),
-                topic_id: topic.topic_id,
-                partition_responses,
-                ..TopicProduceResponse::default()
-            });
+            responses.push(
+                TopicProduceResponse::default()
+                    .with_name(topic.name.clone())
+                    .with_topic_id(topic.topic_id)
+                    .with_partition_responses(partition_responses),
+            );
         }
-        ProduceResponse {
-            responses,
-            ..ProduceResponse::default()
-        }
+        ProduceResponse::default().with_responses(responses)
     }
 
     /// Phase 2 of a transaction: per partition, the checks and no-op rules of the design, then
@@ -264,17 +259,14 @@ impl Leaders {
                     self.fetch_partition(&tp, fp, committed, &mut budget)
                 })
                 .collect();
-            responses.push(FetchableTopicResponse {
-                topic: topic.topic.clone(),
-                topic_id: topic.topic_id,
-                partitions,
-                ..FetchableTopicResponse::default()
-            });
+            responses.push(
+                FetchableTopicResponse::default()
+                    .with_topic(topic.topic.clone())
+                    .with_topic_id(topic.topic_id)
+                    .with_partitions(partitions),
+            );
         }
-        FetchResponse {
-            responses,
-            ..FetchResponse::default()
-        }
+        FetchResponse::default().with_responses(responses)
     }
 
     /// One partition of a Fetch, taking what it returns from `budget`.
@@ -285,15 +277,13 @@ impl Leaders {
         committed: bool,
         budget: &mut FetchBudget,
     ) -> PartitionData {
-        let mut out = PartitionData {
-            partition_index: fp.partition,
-            high_watermark: -1,
-            last_stable_offset: -1,
-            log_start_offset: -1,
-            aborted_transactions: None,
-            records: Some(Records::default()),
-            ..PartitionData::default()
-        };
+        let mut out = PartitionData::default()
+            .with_partition_index(fp.partition)
+            .with_high_watermark(-1)
+            .with_last_stable_offset(-1)
+            .with_log_start_offset(-1)
+            .with_aborted_transactions(None)
+            .with_records(Some(Records::default()));
         let Some(part) = self.partitions.get(tp) else {
             out.error_code = self.not_here(tp).code();
             return out;
@@ -322,10 +312,10 @@ impl Leaders {
             out.aborted_transactions = Some(
                 part.aborted_between(slice.from, slice.to)
                     .into_iter()
-                    .map(|a| AbortedTransaction {
-                        producer_id: a.producer_id,
-                        first_offset: a.first_offset,
-                        ..AbortedTransaction::default()
+                    .map(|a| {
+                        AbortedTransaction::default()
+                            .with_producer_id(a.producer_id)
+                            .with_first_offset(a.first_offset)
                     })
                     .collect(),
             );
@@ -344,10 +334,8 @@ impl Leaders {
             let mut partitions = Vec::with_capacity(topic.partitions.len());
             for lp in &topic.partitions {
                 let tp = TopicPartition::new(topic.name.as_str(), lp.partition_index);
-                let mut out = ListOffsetsPartitionResponse {
-                    partition_index: lp.partition_index,
-                    ..ListOffsetsPartitionResponse::default()
-                };
+                let mut out = ListOffsetsPartitionResponse::default()
+                    .with_partition_index(lp.partition_index);
                 match self.partitions.get(&tp) {
                     None => out.error_code = self.not_here(&tp).code(),
                     Some(part) => {
@@ -378,16 +366,13 @@ impl Leaders {
                 }
                 partitions.push(out);
             }
-            topics.push(ListOffsetsTopicResponse {
-                name: topic.name.clone(),
-                partitions,
-                ..ListOffsetsTopicResponse::default()
-            });
+            topics.push(
+                ListOffsetsTopicResponse::default()
+                    .with_name(topic.name.clone())
+                    .with_partitions(partitions),
+            );
         }
-        ListOffsetsResponse {
-            topics,
-            ..ListOffsetsResponse::default()
-        }
+        ListOffsetsResponse::default().with_topics(topics)
     }
 
     /// Read access for tests and invariant checks: every batch of a led partition's log.
@@ -405,34 +390,40 @@ pub fn answer_markers(
     let markers = req
         .markers
         .iter()
-        .map(|marker| WritableTxnMarkerResult {
-            producer_id: marker.producer_id,
-            topics: marker
-                .topics
-                .iter()
-                .map(|topic| WritableTxnMarkerTopicResult {
-                    name: topic.name.clone(),
-                    partitions: topic
-                        .partition_indexes
+        .map(|marker| {
+            WritableTxnMarkerResult::default()
+                .with_producer_id(marker.producer_id)
+                .with_topics(
+                    marker
+                        .topics
                         .iter()
-                        .map(|index| WritableTxnMarkerPartitionResult {
-                            partition_index: index,
-                            error_code: code(
-                                marker,
-                                &TopicPartition::new(topic.name.as_str(), index),
-                            )
-                            .code(),
-                            ..WritableTxnMarkerPartitionResult::default()
+                        .map(|topic| {
+                            WritableTxnMarkerTopicResult::default()
+                                .with_name(topic.name.clone())
+                                .with_partitions(
+                                    topic
+                                        .partition_indexes
+                                        .iter()
+                                        .map(|index| {
+                                            WritableTxnMarkerPartitionResult::default()
+                                                .with_partition_index(index)
+                                                .with_error_code(
+                                                    code(
+                                                        marker,
+                                                        &TopicPartition::new(
+                                                            topic.name.as_str(),
+                                                            index,
+                                                        ),
+                                                    )
+                                                    .code(),
+                                                )
+                                        })
+                                        .collect(),
+                                )
                         })
                         .collect(),
-                    ..WritableTxnMarkerTopicResult::default()
-                })
-                .collect(),
-            ..WritableTxnMarkerResult::default()
+                )
         })
         .collect();
-    WriteTxnMarkersResponse {
-        markers,
-        ..WriteTxnMarkersResponse::default()
-    }
+    WriteTxnMarkersResponse::default().with_markers(markers)
 }

@@ -266,13 +266,11 @@ fn retrying<T>(what: &str, mut call: impl FnMut() -> (i16, T)) -> (ErrorCode, T)
 fn commit_one_transaction(h: &Harness) -> (i64, i16) {
     let mut coord = h.client(h.cluster.coordinator);
     let (code, (producer_id, epoch)) = retrying("InitProducerId", || {
-        let request = InitProducerIdRequest {
-            transactional_id: Some(TXN_ID.into()),
-            transaction_timeout_ms: 60_000,
-            producer_id: -1,
-            producer_epoch: -1,
-            ..Default::default()
-        };
+        let request = InitProducerIdRequest::default()
+            .with_transactional_id(Some(TXN_ID.into()))
+            .with_transaction_timeout_ms(60_000)
+            .with_producer_id(-1)
+            .with_producer_epoch(-1);
         match coord.call(RequestBody::InitProducerId(request), 4) {
             Ok(ResponseBody::InitProducerId(r)) => {
                 (r.error_code, (r.producer_id, r.producer_epoch))
@@ -286,17 +284,13 @@ fn commit_one_transaction(h: &Harness) -> (i64, i16) {
         "producer {producer_id} epoch {epoch}"
     );
 
-    let request = AddPartitionsToTxnRequest {
-        v3_and_below_transactional_id: TXN_ID.into(),
-        v3_and_below_producer_id: producer_id,
-        v3_and_below_producer_epoch: epoch,
-        v3_and_below_topics: vec![AddPartitionsToTxnTopic {
-            name: TOPIC.into(),
-            partitions: (0..PARTITIONS).collect(),
-            ..Default::default()
-        }],
-        ..Default::default()
-    };
+    let request = AddPartitionsToTxnRequest::default()
+        .with_v3_and_below_transactional_id(TXN_ID)
+        .with_v3_and_below_producer_id(producer_id)
+        .with_v3_and_below_producer_epoch(epoch)
+        .with_v3_and_below_topics(vec![AddPartitionsToTxnTopic::default()
+            .with_name(TOPIC)
+            .with_partitions((0..PARTITIONS).collect())]);
     let answer = match coord.call(RequestBody::AddPartitionsToTxn(request), 3) {
         Ok(ResponseBody::AddPartitionsToTxn(r)) => r,
         other => panic!("AddPartitionsToTxn: {other:?}"),
@@ -330,21 +324,15 @@ fn commit_one_transaction(h: &Harness) -> (i64, i16) {
             ))
             .encode()
             .expect("encode a batch");
-        let request = ProduceRequest {
-            transactional_id: Some(TXN_ID.into()),
-            acks: -1,
-            timeout_ms: 5_000,
-            topic_data: vec![TopicProduceData {
-                name: TOPIC.into(),
-                partition_data: vec![PartitionProduceData {
-                    index: p,
-                    records: Some(records),
-                    ..Default::default()
-                }],
-                ..Default::default()
-            }],
-            ..Default::default()
-        };
+        let request = ProduceRequest::default()
+            .with_transactional_id(Some(TXN_ID.into()))
+            .with_acks(-1)
+            .with_timeout_ms(5_000)
+            .with_topic_data(vec![TopicProduceData::default()
+                .with_name(TOPIC)
+                .with_partition_data(vec![PartitionProduceData::default()
+                    .with_index(p)
+                    .with_records(Some(records))])]);
         let answer = match h.client(leader).call(RequestBody::Produce(request), 9) {
             Ok(ResponseBody::Produce(r)) => r,
             other => panic!("Produce: {other:?}"),
@@ -359,13 +347,11 @@ fn commit_one_transaction(h: &Harness) -> (i64, i16) {
     }
 
     let (code, ()) = retrying("EndTxn", || {
-        let request = EndTxnRequest {
-            transactional_id: TXN_ID.into(),
-            producer_id,
-            producer_epoch: epoch,
-            committed: true,
-            ..Default::default()
-        };
+        let request = EndTxnRequest::default()
+            .with_transactional_id(TXN_ID)
+            .with_producer_id(producer_id)
+            .with_producer_epoch(epoch)
+            .with_committed(true);
         match coord.call(RequestBody::EndTxn(request), 3) {
             Ok(ResponseBody::EndTxn(r)) => (r.error_code, ()),
             other => panic!("EndTxn: {other:?}"),

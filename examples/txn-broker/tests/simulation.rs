@@ -377,47 +377,35 @@ fn topics_of(parts: &[TopicPartition]) -> Vec<AddPartitionsToTxnTopic> {
     }
     topics
         .into_iter()
-        .map(|(name, partitions)| AddPartitionsToTxnTopic {
-            name: KafkaString::from(name.to_owned()),
-            partitions: partitions.into(),
-            ..Default::default()
+        .map(|(name, partitions)| {
+            AddPartitionsToTxnTopic::default()
+                .with_name(KafkaString::from(name.to_owned()))
+                .with_partitions(partitions.into())
         })
         .collect()
 }
 
 fn produce_request(tp: &TopicPartition, records: Bytes) -> ProduceRequest {
-    ProduceRequest {
-        acks: -1,
-        timeout_ms: 1000,
-        topic_data: vec![TopicProduceData {
-            name: KafkaString::from(tp.topic.clone()),
-            partition_data: vec![PartitionProduceData {
-                index: tp.partition,
-                records: Some(Records::new(records)),
-                ..Default::default()
-            }],
-            ..Default::default()
-        }],
-        ..Default::default()
-    }
+    ProduceRequest::default()
+        .with_acks(-1)
+        .with_timeout_ms(1000)
+        .with_topic_data(vec![TopicProduceData::default()
+            .with_name(KafkaString::from(tp.topic.clone()))
+            .with_partition_data(vec![PartitionProduceData::default()
+                .with_index(tp.partition)
+                .with_records(Some(Records::new(records)))])])
 }
 
 fn fetch_request(tp: &TopicPartition, offset: i64, isolation: i8, max_bytes: i32) -> FetchRequest {
-    FetchRequest {
-        isolation_level: isolation,
-        max_bytes,
-        topics: vec![FetchTopic {
-            topic: KafkaString::from(tp.topic.clone()),
-            partitions: vec![FetchPartition {
-                partition: tp.partition,
-                fetch_offset: offset,
-                partition_max_bytes: max_bytes,
-                ..Default::default()
-            }],
-            ..Default::default()
-        }],
-        ..Default::default()
-    }
+    FetchRequest::default()
+        .with_isolation_level(isolation)
+        .with_max_bytes(max_bytes)
+        .with_topics(vec![FetchTopic::default()
+            .with_topic(KafkaString::from(tp.topic.clone()))
+            .with_partitions(vec![FetchPartition::default()
+                .with_partition(tp.partition)
+                .with_fetch_offset(offset)
+                .with_partition_max_bytes(max_bytes)])])
 }
 
 /// Reads a whole partition from offset 0 the way a consumer does: read_uncommitted takes every
@@ -840,13 +828,11 @@ impl Sim {
         // A fresh incarnation does not know its producer id; a zombie names its own, asking
         // for a bump of its (fenced) epoch.
         let (producer_id, producer_epoch) = if c.zombie { (c.pid, c.epoch) } else { (-1, -1) };
-        let req = InitProducerIdRequest {
-            transactional_id: Some(KafkaString::from(id.clone())),
-            transaction_timeout_ms: MAX_TRANSACTION_TIMEOUT_MS,
-            producer_id,
-            producer_epoch,
-            ..Default::default()
-        };
+        let req = InitProducerIdRequest::default()
+            .with_transactional_id(Some(KafkaString::from(id.clone())))
+            .with_transaction_timeout_ms(MAX_TRANSACTION_TIMEOUT_MS)
+            .with_producer_id(producer_id)
+            .with_producer_epoch(producer_epoch);
         let resp = self.coord.init_producer_id(&req, INIT_VERSION, self.now);
         if c.zombie {
             match ErrorCode::from(resp.error_code) {
@@ -886,13 +872,11 @@ impl Sim {
 
     fn add_step(&mut self, c: &mut Client) -> Result<(), String> {
         let id = txn_id(c.producer);
-        let req = AddPartitionsToTxnRequest {
-            v3_and_below_transactional_id: KafkaString::from(id.clone()),
-            v3_and_below_producer_id: c.pid,
-            v3_and_below_producer_epoch: c.epoch,
-            v3_and_below_topics: topics_of(&c.to_add),
-            ..Default::default()
-        };
+        let req = AddPartitionsToTxnRequest::default()
+            .with_v3_and_below_transactional_id(KafkaString::from(id.clone()))
+            .with_v3_and_below_producer_id(c.pid)
+            .with_v3_and_below_producer_epoch(c.epoch)
+            .with_v3_and_below_topics(topics_of(&c.to_add));
         let resp = self
             .coord
             .add_partitions_to_txn(&req, ADD_VERSION, &self.cluster, self.now);
@@ -1063,13 +1047,11 @@ impl Sim {
         } else {
             TV1_END_VERSION
         };
-        let req = EndTxnRequest {
-            transactional_id: KafkaString::from(id.clone()),
-            producer_id: c.pid,
-            producer_epoch: c.epoch,
-            committed: c.commit,
-            ..Default::default()
-        };
+        let req = EndTxnRequest::default()
+            .with_transactional_id(KafkaString::from(id.clone()))
+            .with_producer_id(c.pid)
+            .with_producer_epoch(c.epoch)
+            .with_committed(c.commit);
         let req = wire(&req, version, "EndTxnRequest")?;
         let resp: EndTxnResponse = self.coord.end_txn(&req, version, self.now);
         let resp = wire(&resp, version, "EndTxnResponse")?;
@@ -1950,13 +1932,11 @@ impl LateMarker {
         leaders.set_time(1_000);
         leaders.sync(&cluster).unwrap();
         let mut coord = Coordinator::load(0, Box::new(storage)).unwrap();
-        let req = InitProducerIdRequest {
-            transactional_id: Some(KafkaString::from("late")),
-            transaction_timeout_ms: 60_000,
-            producer_id: -1,
-            producer_epoch: -1,
-            ..Default::default()
-        };
+        let req = InitProducerIdRequest::default()
+            .with_transactional_id(Some(KafkaString::from("late")))
+            .with_transaction_timeout_ms(60_000)
+            .with_producer_id(-1)
+            .with_producer_epoch(-1);
         let resp = coord.init_producer_id(&req, INIT_VERSION, 1_000);
         assert_eq!(ErrorCode::from(resp.error_code), ErrorCode::NONE);
         LateMarker {
@@ -1978,13 +1958,11 @@ impl LateMarker {
     /// AddPartitionsToTxn then one transactional batch holding `value`.
     fn write(&mut self, value: &str, seq: i32) {
         self.now += 10;
-        let req = AddPartitionsToTxnRequest {
-            v3_and_below_transactional_id: KafkaString::from("late"),
-            v3_and_below_producer_id: self.pid,
-            v3_and_below_producer_epoch: self.epoch,
-            v3_and_below_topics: topics_of(std::slice::from_ref(&self.tp)),
-            ..Default::default()
-        };
+        let req = AddPartitionsToTxnRequest::default()
+            .with_v3_and_below_transactional_id(KafkaString::from("late"))
+            .with_v3_and_below_producer_id(self.pid)
+            .with_v3_and_below_producer_epoch(self.epoch)
+            .with_v3_and_below_topics(topics_of(std::slice::from_ref(&self.tp)));
         let resp = self
             .coord
             .add_partitions_to_txn(&req, ADD_VERSION, &self.cluster, self.now);
@@ -2011,13 +1989,11 @@ impl LateMarker {
     /// EndTxn, then phase 2 delivered once; answers the marker request as it went on the wire.
     fn end(&mut self, commit: bool) -> (i16, Bytes) {
         self.now += 10;
-        let req = EndTxnRequest {
-            transactional_id: KafkaString::from("late"),
-            producer_id: self.pid,
-            producer_epoch: self.epoch,
-            committed: commit,
-            ..Default::default()
-        };
+        let req = EndTxnRequest::default()
+            .with_transactional_id(KafkaString::from("late"))
+            .with_producer_id(self.pid)
+            .with_producer_epoch(self.epoch)
+            .with_committed(commit);
         let resp = self.coord.end_txn(&req, self.end_version, self.now);
         assert_eq!(ErrorCode::from(resp.error_code), ErrorCode::NONE);
         if self.end_version >= TV2_END_VERSION {

@@ -4,6 +4,7 @@ mod decode;
 mod encode;
 mod serde;
 pub mod set;
+mod setters;
 mod size;
 
 use crate::attr::{self, DefaultLit};
@@ -102,6 +103,7 @@ fn expand_impls(msg: &Message) -> TokenStream {
     let min_len = min_len(msg);
     let infos = msg.fields.iter().map(|f| field_info(f, p));
     let json = serde::ENABLED.then(|| serde::expand(msg));
+    let setters = setters::expand_setters(msg);
     let message = msg.top.as_ref().map(|top| {
         let name = ident.to_string();
         let versions = top.versions.range.to_tokens(p);
@@ -164,6 +166,7 @@ fn expand_impls(msg: &Message) -> TokenStream {
 
         #message
         #json
+        #setters
     }
 }
 

@@ -77,7 +77,7 @@ pub trait JsonCodec: Sized {
 /// use kafka_wire::json::at_version;
 /// use kafka_wire::messages::RequestHeader;
 ///
-/// let header = RequestHeader { request_api_key: 18, correlation_id: 7, ..Default::default() };
+/// let header = RequestHeader::default().with_request_api_key(18).with_correlation_id(7);
 /// // Version 0 has no client id.
 /// assert_eq!(
 ///     serde_json::to_string(&at_version(&header, 0))?,

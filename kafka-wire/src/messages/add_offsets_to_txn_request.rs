@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 25: versions 0-4, flexible 3+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 25, versions = "0-4", flexible = "3+")]
+#[non_exhaustive]
 pub struct AddOffsetsToTxnRequest {
     /// `string`, versions 0+, entity type `transactionalId`.
     #[kafka(versions = "0+")]

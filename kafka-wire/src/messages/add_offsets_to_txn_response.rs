@@ -7,6 +7,7 @@ use crate::{KafkaMessage, UnknownTaggedFields};
 /// The response of API key 25: versions 0-4, flexible 3+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 25, versions = "0-4", flexible = "3+")]
+#[non_exhaustive]
 pub struct AddOffsetsToTxnResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 24: versions 0-5, flexible 3+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 24, versions = "0-5", flexible = "3+")]
+#[non_exhaustive]
 pub struct AddPartitionsToTxnRequest {
     /// `string`, versions 0-3, entity type `transactionalId`.
     #[kafka(versions = "0-3")]
@@ -30,6 +31,7 @@ pub struct AddPartitionsToTxnRequest {
 
 /// A struct of [`AddPartitionsToTxnRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AddPartitionsToTxnTopic {
     /// `string`, versions 0+, entity type `topicName`, map key.
     #[kafka(versions = "0+")]
@@ -44,6 +46,7 @@ pub struct AddPartitionsToTxnTopic {
 
 /// A struct of [`AddPartitionsToTxnRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AddPartitionsToTxnTransaction {
     /// `string`, versions 4+, entity type `transactionalId`, map key.
     #[kafka(versions = "4+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 24: versions 0-5, flexible 3+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 24, versions = "0-5", flexible = "3+")]
+#[non_exhaustive]
 pub struct AddPartitionsToTxnResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -27,6 +28,7 @@ pub struct AddPartitionsToTxnResponse {
 
 /// A struct of [`AddPartitionsToTxnResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AddPartitionsToTxnTopicResult {
     /// `string`, versions 0+, entity type `topicName`, map key.
     #[kafka(versions = "0+")]
@@ -41,6 +43,7 @@ pub struct AddPartitionsToTxnTopicResult {
 
 /// A struct of [`AddPartitionsToTxnResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AddPartitionsToTxnResult {
     /// `string`, versions 4+, entity type `transactionalId`, map key.
     #[kafka(versions = "4+")]
@@ -55,6 +58,7 @@ pub struct AddPartitionsToTxnResult {
 
 /// A struct of [`AddPartitionsToTxnResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AddPartitionsToTxnPartitionResult {
     /// `int32`, versions 0+, map key.
     #[kafka(versions = "0+")]

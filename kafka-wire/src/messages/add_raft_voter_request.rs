@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 80: versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 80, versions = "0-1", flexible = "0+")]
+#[non_exhaustive]
 pub struct AddRaftVoterRequest {
     /// `string`, versions 0+, nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
@@ -47,6 +48,7 @@ impl Default for AddRaftVoterRequest {
 
 /// A struct of [`AddRaftVoterRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Listener {
     /// `string`, versions 0+, map key.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 49: versions 0-1, flexible 1+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 49, versions = "0-1", flexible = "1+")]
+#[non_exhaustive]
 pub struct AlterClientQuotasRequest {
     /// `[]EntryData`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct AlterClientQuotasRequest {
 
 /// A struct of [`AlterClientQuotasRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct EntryData {
     /// `[]EntityData`, versions 0+.
     #[kafka(versions = "0+")]
@@ -35,6 +37,7 @@ pub struct EntryData {
 
 /// A struct of [`AlterClientQuotasRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct EntityData {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -59,6 +62,7 @@ impl Default for EntityData {
 
 /// A struct of [`AlterClientQuotasRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct OpData {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 49: versions 0-1, flexible 1+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 49, versions = "0-1", flexible = "1+")]
+#[non_exhaustive]
 pub struct AlterClientQuotasResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct AlterClientQuotasResponse {
 
 /// A struct of [`AlterClientQuotasResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct EntryData {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]
@@ -49,6 +51,7 @@ impl Default for EntryData {
 
 /// A struct of [`AlterClientQuotasResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct EntityData {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]

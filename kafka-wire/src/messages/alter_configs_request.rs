@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 33: versions 0-2, flexible 2+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 33, versions = "0-2", flexible = "2+")]
+#[non_exhaustive]
 pub struct AlterConfigsRequest {
     /// `[]AlterConfigsResource`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct AlterConfigsRequest {
 
 /// A struct of [`AlterConfigsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AlterConfigsResource {
     /// `int8`, versions 0+, map key.
     #[kafka(versions = "0+")]
@@ -38,6 +40,7 @@ pub struct AlterConfigsResource {
 
 /// A struct of [`AlterConfigsRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct AlterableConfig {
     /// `string`, versions 0+, map key.
     #[kafka(versions = "0+")]

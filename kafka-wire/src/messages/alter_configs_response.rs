@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 33: versions 0-2, flexible 2+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 33, versions = "0-2", flexible = "2+")]
+#[non_exhaustive]
 pub struct AlterConfigsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct AlterConfigsResponse {
 
 /// A struct of [`AlterConfigsResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct AlterConfigsResourceResponse {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]

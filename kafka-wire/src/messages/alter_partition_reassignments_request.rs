@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 45: versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 45, versions = "0-1", flexible = "0+")]
+#[non_exhaustive]
 pub struct AlterPartitionReassignmentsRequest {
     /// `int32`, versions 0+, default `60000`.
     #[kafka(versions = "0+", default = 60000)]
@@ -35,6 +36,7 @@ impl Default for AlterPartitionReassignmentsRequest {
 
 /// A struct of [`AlterPartitionReassignmentsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct ReassignableTopic {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -49,6 +51,7 @@ pub struct ReassignableTopic {
 
 /// A struct of [`AlterPartitionReassignmentsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct ReassignablePartition {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

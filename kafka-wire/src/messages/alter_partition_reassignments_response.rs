@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 45: versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 45, versions = "0-1", flexible = "0+")]
+#[non_exhaustive]
 pub struct AlterPartitionReassignmentsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -43,6 +44,7 @@ impl Default for AlterPartitionReassignmentsResponse {
 
 /// A struct of [`AlterPartitionReassignmentsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct ReassignableTopicResponse {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -57,6 +59,7 @@ pub struct ReassignableTopicResponse {
 
 /// A struct of [`AlterPartitionReassignmentsResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct ReassignablePartitionResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

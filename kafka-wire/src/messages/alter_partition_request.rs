@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 56: versions 0-3, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 56, versions = "0-3", flexible = "0+")]
+#[non_exhaustive]
 pub struct AlterPartitionRequest {
     /// `int32`, versions 0+, entity type `brokerId`.
     #[kafka(versions = "0+")]
@@ -35,6 +36,7 @@ impl Default for AlterPartitionRequest {
 
 /// A struct of [`AlterPartitionRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicData {
     /// `string`, versions 0-1, ignorable, entity type `topicName`.
     #[kafka(versions = "0-1", ignorable)]
@@ -52,6 +54,7 @@ pub struct TopicData {
 
 /// A struct of [`AlterPartitionRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionData {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -78,6 +81,7 @@ pub struct PartitionData {
 
 /// A struct of [`AlterPartitionRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct BrokerState {
     /// `int32`, versions 3+, entity type `brokerId`.
     #[kafka(versions = "3+")]

@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 56: versions 0-3, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 56, versions = "0-3", flexible = "0+")]
+#[non_exhaustive]
 pub struct AlterPartitionResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -24,6 +25,7 @@ pub struct AlterPartitionResponse {
 
 /// A struct of [`AlterPartitionResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicData {
     /// `string`, versions 0-1, ignorable, entity type `topicName`.
     #[kafka(versions = "0-1", ignorable)]
@@ -41,6 +43,7 @@ pub struct TopicData {
 
 /// A struct of [`AlterPartitionResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionData {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

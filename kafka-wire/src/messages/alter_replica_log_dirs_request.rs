@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 34: versions 0-2, flexible 2+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 34, versions = "0-2", flexible = "2+")]
+#[non_exhaustive]
 pub struct AlterReplicaLogDirsRequest {
     /// `[]AlterReplicaLogDir`, versions 0+.
     #[kafka(versions = "0+")]
@@ -18,6 +19,7 @@ pub struct AlterReplicaLogDirsRequest {
 
 /// A struct of [`AlterReplicaLogDirsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AlterReplicaLogDir {
     /// `string`, versions 0+, map key.
     #[kafka(versions = "0+")]
@@ -32,6 +34,7 @@ pub struct AlterReplicaLogDir {
 
 /// A struct of [`AlterReplicaLogDirsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AlterReplicaLogDirTopic {
     /// `string`, versions 0+, entity type `topicName`, map key.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 34: versions 0-2, flexible 2+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 34, versions = "0-2", flexible = "2+")]
+#[non_exhaustive]
 pub struct AlterReplicaLogDirsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct AlterReplicaLogDirsResponse {
 
 /// A struct of [`AlterReplicaLogDirsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AlterReplicaLogDirTopicResult {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -35,6 +37,7 @@ pub struct AlterReplicaLogDirTopicResult {
 
 /// A struct of [`AlterReplicaLogDirsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AlterReplicaLogDirPartitionResult {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

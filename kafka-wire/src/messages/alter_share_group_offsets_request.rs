@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 91: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 91, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct AlterShareGroupOffsetsRequest {
     /// `string`, versions 0+, entity type `groupId`.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct AlterShareGroupOffsetsRequest {
 
 /// A struct of [`AlterShareGroupOffsetsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AlterShareGroupOffsetsRequestTopic {
     /// `string`, versions 0+, entity type `topicName`, map key.
     #[kafka(versions = "0+")]
@@ -35,6 +37,7 @@ pub struct AlterShareGroupOffsetsRequestTopic {
 
 /// A struct of [`AlterShareGroupOffsetsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AlterShareGroupOffsetsRequestPartition {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

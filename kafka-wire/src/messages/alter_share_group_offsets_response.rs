@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 91: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 91, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct AlterShareGroupOffsetsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -27,6 +28,7 @@ pub struct AlterShareGroupOffsetsResponse {
 
 /// A struct of [`AlterShareGroupOffsetsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AlterShareGroupOffsetsResponseTopic {
     /// `string`, versions 0+, entity type `topicName`, map key.
     #[kafka(versions = "0+")]
@@ -44,6 +46,7 @@ pub struct AlterShareGroupOffsetsResponseTopic {
 
 /// A struct of [`AlterShareGroupOffsetsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AlterShareGroupOffsetsResponsePartition {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

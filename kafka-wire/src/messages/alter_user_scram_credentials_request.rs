@@ -8,6 +8,7 @@ use bytes::Bytes;
 /// The request of API key 51: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 51, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct AlterUserScramCredentialsRequest {
     /// `[]ScramCredentialDeletion`, versions 0+.
     #[kafka(versions = "0+")]
@@ -22,6 +23,7 @@ pub struct AlterUserScramCredentialsRequest {
 
 /// A struct of [`AlterUserScramCredentialsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct ScramCredentialDeletion {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -36,6 +38,7 @@ pub struct ScramCredentialDeletion {
 
 /// A struct of [`AlterUserScramCredentialsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct ScramCredentialUpsertion {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]

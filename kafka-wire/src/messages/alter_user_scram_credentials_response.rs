@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 51: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 51, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct AlterUserScramCredentialsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct AlterUserScramCredentialsResponse {
 
 /// A struct of [`AlterUserScramCredentialsResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct AlterUserScramCredentialsResult {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]

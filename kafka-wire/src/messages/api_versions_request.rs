@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 18: versions 0-5, flexible 3+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 18, versions = "0-5", flexible = "3+")]
+#[non_exhaustive]
 pub struct ApiVersionsRequest {
     /// `string`, versions 3+, ignorable.
     #[kafka(versions = "3+", ignorable)]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 18: versions 0-5, flexible 3+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 18, versions = "0-5", flexible = "3+")]
+#[non_exhaustive]
 pub struct ApiVersionsResponse {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]
@@ -51,6 +52,7 @@ impl Default for ApiVersionsResponse {
 
 /// A struct of [`ApiVersionsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct ApiVersion {
     /// `int16`, versions 0+, map key.
     #[kafka(versions = "0+")]
@@ -68,6 +70,7 @@ pub struct ApiVersion {
 
 /// A struct of [`ApiVersionsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct SupportedFeatureKey {
     /// `string`, versions 3+, map key.
     #[kafka(versions = "3+")]
@@ -85,6 +88,7 @@ pub struct SupportedFeatureKey {
 
 /// A struct of [`ApiVersionsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct FinalizedFeatureKey {
     /// `string`, versions 3+, map key.
     #[kafka(versions = "3+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, UnknownTaggedFields, Uuid};
 /// The request of API key 73: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 73, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct AssignReplicasToDirsRequest {
     /// `int32`, versions 0+, entity type `brokerId`.
     #[kafka(versions = "0+")]
@@ -35,6 +36,7 @@ impl Default for AssignReplicasToDirsRequest {
 
 /// A struct of [`AssignReplicasToDirsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DirectoryData {
     /// `uuid`, versions 0+.
     #[kafka(versions = "0+")]
@@ -49,6 +51,7 @@ pub struct DirectoryData {
 
 /// A struct of [`AssignReplicasToDirsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicData {
     /// `uuid`, versions 0+.
     #[kafka(versions = "0+")]
@@ -63,6 +66,7 @@ pub struct TopicData {
 
 /// A struct of [`AssignReplicasToDirsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionData {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, UnknownTaggedFields, Uuid};
 /// The response of API key 73: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 73, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct AssignReplicasToDirsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -24,6 +25,7 @@ pub struct AssignReplicasToDirsResponse {
 
 /// A struct of [`AssignReplicasToDirsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DirectoryData {
     /// `uuid`, versions 0+.
     #[kafka(versions = "0+")]
@@ -38,6 +40,7 @@ pub struct DirectoryData {
 
 /// A struct of [`AssignReplicasToDirsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicData {
     /// `uuid`, versions 0+.
     #[kafka(versions = "0+")]
@@ -52,6 +55,7 @@ pub struct TopicData {
 
 /// A struct of [`AssignReplicasToDirsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionData {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 53: versions 0-1, flexible 1+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 53, versions = "0-1", flexible = "1+")]
+#[non_exhaustive]
 pub struct BeginQuorumEpochRequest {
     /// `string`, versions 0+, nullable 0+, default `null`.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
@@ -39,6 +40,7 @@ impl Default for BeginQuorumEpochRequest {
 
 /// A struct of [`BeginQuorumEpochRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicData {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -53,6 +55,7 @@ pub struct TopicData {
 
 /// A struct of [`BeginQuorumEpochRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct LeaderEndpoint {
     /// `string`, versions 1+, map key.
     #[kafka(versions = "1+")]
@@ -70,6 +73,7 @@ pub struct LeaderEndpoint {
 
 /// A struct of [`BeginQuorumEpochRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionData {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

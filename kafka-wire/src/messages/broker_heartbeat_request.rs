@@ -7,6 +7,7 @@ use crate::{KafkaMessage, UnknownTaggedFields, Uuid};
 /// The request of API key 63: versions 0-2, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 63, versions = "0-2", flexible = "0+")]
+#[non_exhaustive]
 pub struct BrokerHeartbeatRequest {
     /// `int32`, versions 0+, entity type `brokerId`.
     #[kafka(versions = "0+")]

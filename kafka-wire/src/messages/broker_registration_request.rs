@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 62: versions 0-4, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 62, versions = "0-4", flexible = "0+")]
+#[non_exhaustive]
 pub struct BrokerRegistrationRequest {
     /// `int32`, versions 0+, entity type `brokerId`.
     #[kafka(versions = "0+")]
@@ -59,6 +60,7 @@ impl Default for BrokerRegistrationRequest {
 
 /// A struct of [`BrokerRegistrationRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Listener {
     /// `string`, versions 0+, map key.
     #[kafka(versions = "0+")]
@@ -79,6 +81,7 @@ pub struct Listener {
 
 /// A struct of [`BrokerRegistrationRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Feature {
     /// `string`, versions 0+, map key.
     #[kafka(versions = "0+")]

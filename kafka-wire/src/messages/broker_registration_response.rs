@@ -7,6 +7,7 @@ use crate::{KafkaMessage, UnknownTaggedFields};
 /// The response of API key 62: versions 0-4, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 62, versions = "0-4", flexible = "0+")]
+#[non_exhaustive]
 pub struct BrokerRegistrationResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

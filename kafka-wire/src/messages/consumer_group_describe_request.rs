@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 69: versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 69, versions = "0-1", flexible = "0+")]
+#[non_exhaustive]
 pub struct ConsumerGroupDescribeRequest {
     /// `[]string`, versions 0+, entity type `groupId`.
     #[kafka(versions = "0+")]

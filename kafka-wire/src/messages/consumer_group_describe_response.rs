@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 69: versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 69, versions = "0-1", flexible = "0+")]
+#[non_exhaustive]
 pub struct ConsumerGroupDescribeResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct ConsumerGroupDescribeResponse {
 
 /// A struct of [`ConsumerGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribedGroup {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]
@@ -73,6 +75,7 @@ impl Default for DescribedGroup {
 
 /// A struct of [`ConsumerGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct Member {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -133,6 +136,7 @@ impl Default for Member {
 
 /// A struct of [`ConsumerGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Assignment {
     /// `[]TopicPartitions`, versions 0+.
     #[kafka(versions = "0+")]
@@ -144,6 +148,7 @@ pub struct Assignment {
 
 /// A struct of [`ConsumerGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicPartitions {
     /// `uuid`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 68: versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 68, versions = "0-1", flexible = "0+")]
+#[non_exhaustive]
 pub struct ConsumerGroupHeartbeatRequest {
     /// `string`, versions 0+, entity type `groupId`.
     #[kafka(versions = "0+")]
@@ -63,6 +64,7 @@ impl Default for ConsumerGroupHeartbeatRequest {
 
 /// A struct of [`ConsumerGroupHeartbeatRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicPartitions {
     /// `uuid`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 68: versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 68, versions = "0-1", flexible = "0+")]
+#[non_exhaustive]
 pub struct ConsumerGroupHeartbeatResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -36,6 +37,7 @@ pub struct ConsumerGroupHeartbeatResponse {
 
 /// A struct of [`ConsumerGroupHeartbeatResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Assignment {
     /// `[]TopicPartitions`, versions 0+.
     #[kafka(versions = "0+")]
@@ -47,6 +49,7 @@ pub struct Assignment {
 
 /// A struct of [`ConsumerGroupHeartbeatResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicPartitions {
     /// `uuid`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, UnknownTaggedFields};
 /// The request of API key 7: versions 0-3, flexible 3+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 7, versions = "0-3", flexible = "3+")]
+#[non_exhaustive]
 pub struct ControlledShutdownRequest {
     /// `int32`, versions 0+, entity type `brokerId`.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 7: versions 0-3, flexible 3+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 7, versions = "0-3", flexible = "3+")]
+#[non_exhaustive]
 pub struct ControlledShutdownResponse {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct ControlledShutdownResponse {
 
 /// A struct of [`ControlledShutdownResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct RemainingPartition {
     /// `string`, versions 0+, entity type `topicName`, map key.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 70: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 70, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct ControllerRegistrationRequest {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -30,6 +31,7 @@ pub struct ControllerRegistrationRequest {
 
 /// A struct of [`ControllerRegistrationRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Listener {
     /// `string`, versions 0+, map key.
     #[kafka(versions = "0+")]
@@ -50,6 +52,7 @@ pub struct Listener {
 
 /// A struct of [`ControllerRegistrationRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Feature {
     /// `string`, versions 0+, map key.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 30: versions 0-3, flexible 2+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 30, versions = "0-3", flexible = "2+")]
+#[non_exhaustive]
 pub struct CreateAclsRequest {
     /// `[]AclCreation`, versions 0+.
     #[kafka(versions = "0+")]
@@ -18,6 +19,7 @@ pub struct CreateAclsRequest {
 
 /// A struct of [`CreateAclsRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct AclCreation {
     /// `int8`, versions 0+.
     #[kafka(versions = "0+")]

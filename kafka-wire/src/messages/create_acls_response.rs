@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 30: versions 0-3, flexible 2+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 30, versions = "0-3", flexible = "2+")]
+#[non_exhaustive]
 pub struct CreateAclsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct CreateAclsResponse {
 
 /// A struct of [`CreateAclsResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct AclCreationResult {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]

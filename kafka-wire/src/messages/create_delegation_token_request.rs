@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 38: versions 0-3, flexible 2+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 38, versions = "0-3", flexible = "2+")]
+#[non_exhaustive]
 pub struct CreateDelegationTokenRequest {
     /// `string`, versions 3+, nullable 3+.
     #[kafka(versions = "3+", nullable = "3+")]
@@ -39,6 +40,7 @@ impl Default for CreateDelegationTokenRequest {
 
 /// A struct of [`CreateDelegationTokenRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct CreatableRenewers {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]

@@ -8,6 +8,7 @@ use bytes::Bytes;
 /// The response of API key 38: versions 0-3, flexible 2+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 38, versions = "0-3", flexible = "2+")]
+#[non_exhaustive]
 pub struct CreateDelegationTokenResponse {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 37: versions 0-3, flexible 2+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 37, versions = "0-3", flexible = "2+")]
+#[non_exhaustive]
 pub struct CreatePartitionsRequest {
     /// `[]CreatePartitionsTopic`, versions 0+.
     #[kafka(versions = "0+")]
@@ -24,6 +25,7 @@ pub struct CreatePartitionsRequest {
 
 /// A struct of [`CreatePartitionsRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct CreatePartitionsTopic {
     /// `string`, versions 0+, entity type `topicName`, map key.
     #[kafka(versions = "0+")]
@@ -52,6 +54,7 @@ impl Default for CreatePartitionsTopic {
 
 /// A struct of [`CreatePartitionsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct CreatePartitionsAssignment {
     /// `[]int32`, versions 0+, entity type `brokerId`.
     #[kafka(versions = "0+")]

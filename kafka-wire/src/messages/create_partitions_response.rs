@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 37: versions 0-3, flexible 2+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 37, versions = "0-3", flexible = "2+")]
+#[non_exhaustive]
 pub struct CreatePartitionsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct CreatePartitionsResponse {
 
 /// A struct of [`CreatePartitionsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct CreatePartitionsTopicResult {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]

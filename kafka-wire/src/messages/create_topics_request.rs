@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 19: versions 0-7, flexible 5+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 19, versions = "0-7", flexible = "5+")]
+#[non_exhaustive]
 pub struct CreateTopicsRequest {
     /// `[]CreatableTopic`, versions 0+.
     #[kafka(versions = "0+")]
@@ -35,6 +36,7 @@ impl Default for CreateTopicsRequest {
 
 /// A struct of [`CreateTopicsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct CreatableTopic {
     /// `string`, versions 0+, entity type `topicName`, map key.
     #[kafka(versions = "0+")]
@@ -58,6 +60,7 @@ pub struct CreatableTopic {
 
 /// A struct of [`CreateTopicsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct CreatableReplicaAssignment {
     /// `int32`, versions 0+, map key.
     #[kafka(versions = "0+")]
@@ -72,6 +75,7 @@ pub struct CreatableReplicaAssignment {
 
 /// A struct of [`CreateTopicsRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct CreatableTopicConfig {
     /// `string`, versions 0+, map key.
     #[kafka(versions = "0+")]

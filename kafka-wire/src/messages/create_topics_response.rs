@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 19: versions 0-7, flexible 5+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 19, versions = "0-7", flexible = "5+")]
+#[non_exhaustive]
 pub struct CreateTopicsResponse {
     /// `int32`, versions 2+, ignorable.
     #[kafka(versions = "2+", ignorable)]
@@ -21,6 +22,7 @@ pub struct CreateTopicsResponse {
 
 /// A struct of [`CreateTopicsResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct CreatableTopicResult {
     /// `string`, versions 0+, entity type `topicName`, map key.
     #[kafka(versions = "0+")]
@@ -69,6 +71,7 @@ impl Default for CreatableTopicResult {
 
 /// A struct of [`CreateTopicsResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct CreatableTopicConfigs {
     /// `string`, versions 5+.
     #[kafka(versions = "5+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 31: versions 0-3, flexible 2+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 31, versions = "0-3", flexible = "2+")]
+#[non_exhaustive]
 pub struct DeleteAclsRequest {
     /// `[]DeleteAclsFilter`, versions 0+.
     #[kafka(versions = "0+")]
@@ -18,6 +19,7 @@ pub struct DeleteAclsRequest {
 
 /// A struct of [`DeleteAclsRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct DeleteAclsFilter {
     /// `int8`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 31: versions 0-3, flexible 2+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 31, versions = "0-3", flexible = "2+")]
+#[non_exhaustive]
 pub struct DeleteAclsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct DeleteAclsResponse {
 
 /// A struct of [`DeleteAclsResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct DeleteAclsFilterResult {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]
@@ -49,6 +51,7 @@ impl Default for DeleteAclsFilterResult {
 
 /// A struct of [`DeleteAclsResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct DeleteAclsMatchingAcl {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]

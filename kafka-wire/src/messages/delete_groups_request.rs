@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 42: versions 0-3, flexible 2+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 42, versions = "0-3", flexible = "2+")]
+#[non_exhaustive]
 pub struct DeleteGroupsRequest {
     /// `[]string`, versions 0+, entity type `groupId`.
     #[kafka(versions = "0+")]

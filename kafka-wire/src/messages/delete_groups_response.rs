@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 42: versions 0-3, flexible 2+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 42, versions = "0-3", flexible = "2+")]
+#[non_exhaustive]
 pub struct DeleteGroupsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct DeleteGroupsResponse {
 
 /// A struct of [`DeleteGroupsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DeletableGroupResult {
     /// `string`, versions 0+, entity type `groupId`, map key.
     #[kafka(versions = "0+")]

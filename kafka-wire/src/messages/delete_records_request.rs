@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 21: versions 0-2, flexible 2+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 21, versions = "0-2", flexible = "2+")]
+#[non_exhaustive]
 pub struct DeleteRecordsRequest {
     /// `[]DeleteRecordsTopic`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct DeleteRecordsRequest {
 
 /// A struct of [`DeleteRecordsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DeleteRecordsTopic {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -35,6 +37,7 @@ pub struct DeleteRecordsTopic {
 
 /// A struct of [`DeleteRecordsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DeleteRecordsPartition {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 21: versions 0-2, flexible 2+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 21, versions = "0-2", flexible = "2+")]
+#[non_exhaustive]
 pub struct DeleteRecordsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct DeleteRecordsResponse {
 
 /// A struct of [`DeleteRecordsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DeleteRecordsTopicResult {
     /// `string`, versions 0+, entity type `topicName`, map key.
     #[kafka(versions = "0+")]
@@ -35,6 +37,7 @@ pub struct DeleteRecordsTopicResult {
 
 /// A struct of [`DeleteRecordsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DeleteRecordsPartitionResult {
     /// `int32`, versions 0+, map key.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 92: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 92, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct DeleteShareGroupOffsetsRequest {
     /// `string`, versions 0+, entity type `groupId`.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct DeleteShareGroupOffsetsRequest {
 
 /// A struct of [`DeleteShareGroupOffsetsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DeleteShareGroupOffsetsRequestTopic {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]

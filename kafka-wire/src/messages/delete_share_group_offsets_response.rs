@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 92: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 92, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct DeleteShareGroupOffsetsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -27,6 +28,7 @@ pub struct DeleteShareGroupOffsetsResponse {
 
 /// A struct of [`DeleteShareGroupOffsetsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DeleteShareGroupOffsetsResponseTopic {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 86: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 86, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct DeleteShareGroupStateResponse {
     /// `[]DeleteStateResult`, versions 0+.
     #[kafka(versions = "0+")]
@@ -18,6 +19,7 @@ pub struct DeleteShareGroupStateResponse {
 
 /// A struct of [`DeleteShareGroupStateResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DeleteStateResult {
     /// `uuid`, versions 0+.
     #[kafka(versions = "0+")]
@@ -32,6 +34,7 @@ pub struct DeleteStateResult {
 
 /// A struct of [`DeleteShareGroupStateResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionResult {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 20: versions 0-6, flexible 4+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 20, versions = "0-6", flexible = "4+")]
+#[non_exhaustive]
 pub struct DeleteTopicsRequest {
     /// `[]string`, versions 0-5, ignorable, entity type `topicName`.
     #[kafka(versions = "0-5", ignorable)]
@@ -24,6 +25,7 @@ pub struct DeleteTopicsRequest {
 
 /// A struct of [`DeleteTopicsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DeleteTopicState {
     /// `string`, versions 6+, nullable 6+, default `null`, entity type `topicName`.
     #[kafka(versions = "6+", nullable = "6+", default = "null")]

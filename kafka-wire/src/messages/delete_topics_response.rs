@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 20: versions 0-6, flexible 4+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 20, versions = "0-6", flexible = "4+")]
+#[non_exhaustive]
 pub struct DeleteTopicsResponse {
     /// `int32`, versions 1+, ignorable.
     #[kafka(versions = "1+", ignorable)]
@@ -21,6 +22,7 @@ pub struct DeleteTopicsResponse {
 
 /// A struct of [`DeleteTopicsResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct DeletableTopicResult {
     /// `string`, versions 0+, nullable 6+, entity type `topicName`, map key.
     #[kafka(versions = "0+", nullable = "6+")]

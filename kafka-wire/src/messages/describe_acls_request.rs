@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 29: versions 0-3, flexible 2+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 29, versions = "0-3", flexible = "2+")]
+#[non_exhaustive]
 pub struct DescribeAclsRequest {
     /// `int8`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 29: versions 0-3, flexible 2+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 29, versions = "0-3", flexible = "2+")]
+#[non_exhaustive]
 pub struct DescribeAclsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -39,6 +40,7 @@ impl Default for DescribeAclsResponse {
 
 /// A struct of [`DescribeAclsResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribeAclsResource {
     /// `int8`, versions 0+.
     #[kafka(versions = "0+")]
@@ -71,6 +73,7 @@ impl Default for DescribeAclsResource {
 
 /// A struct of [`DescribeAclsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AclDescription {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]

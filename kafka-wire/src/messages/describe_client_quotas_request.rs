@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 48: versions 0-1, flexible 1+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 48, versions = "0-1", flexible = "1+")]
+#[non_exhaustive]
 pub struct DescribeClientQuotasRequest {
     /// `[]ComponentData`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct DescribeClientQuotasRequest {
 
 /// A struct of [`DescribeClientQuotasRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct ComponentData {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 48: versions 0-1, flexible 1+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 48, versions = "0-1", flexible = "1+")]
+#[non_exhaustive]
 pub struct DescribeClientQuotasResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -39,6 +40,7 @@ impl Default for DescribeClientQuotasResponse {
 
 /// A struct of [`DescribeClientQuotasResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct EntryData {
     /// `[]EntityData`, versions 0+.
     #[kafka(versions = "0+")]
@@ -53,6 +55,7 @@ pub struct EntryData {
 
 /// A struct of [`DescribeClientQuotasResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct EntityData {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -77,6 +80,7 @@ impl Default for EntityData {
 
 /// A struct of [`DescribeClientQuotasResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct ValueData {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]

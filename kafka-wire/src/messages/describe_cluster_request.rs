@@ -7,6 +7,7 @@ use crate::{KafkaMessage, UnknownTaggedFields};
 /// The request of API key 60: versions 0-2, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 60, versions = "0-2", flexible = "0+")]
+#[non_exhaustive]
 pub struct DescribeClusterRequest {
     /// `bool`, versions 0+.
     #[kafka(versions = "0+")]

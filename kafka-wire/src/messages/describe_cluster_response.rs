@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 60: versions 0-2, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 60, versions = "0-2", flexible = "0+")]
+#[non_exhaustive]
 pub struct DescribeClusterResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -55,6 +56,7 @@ impl Default for DescribeClusterResponse {
 
 /// A struct of [`DescribeClusterResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribeClusterBroker {
     /// `int32`, versions 0+, entity type `brokerId`, map key.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 32: versions 0-4, flexible 4+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 32, versions = "0-4", flexible = "4+")]
+#[non_exhaustive]
 pub struct DescribeConfigsRequest {
     /// `[]DescribeConfigsResource`, versions 0+.
     #[kafka(versions = "0+")]
@@ -24,6 +25,7 @@ pub struct DescribeConfigsRequest {
 
 /// A struct of [`DescribeConfigsRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribeConfigsResource {
     /// `int8`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 32: versions 0-4, flexible 4+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 32, versions = "0-4", flexible = "4+")]
+#[non_exhaustive]
 pub struct DescribeConfigsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct DescribeConfigsResponse {
 
 /// A struct of [`DescribeConfigsResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribeConfigsResult {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]
@@ -57,6 +59,7 @@ impl Default for DescribeConfigsResult {
 
 /// A struct of [`DescribeConfigsResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribeConfigsResourceResult {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -109,6 +112,7 @@ impl Default for DescribeConfigsResourceResult {
 
 /// A struct of [`DescribeConfigsResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribeConfigsSynonym {
     /// `string`, versions 1+.
     #[kafka(versions = "1+")]

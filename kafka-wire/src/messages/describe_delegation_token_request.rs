@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 41: versions 0-3, flexible 2+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 41, versions = "0-3", flexible = "2+")]
+#[non_exhaustive]
 pub struct DescribeDelegationTokenRequest {
     /// `[]DescribeDelegationTokenOwner`, versions 0+, nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
@@ -27,6 +28,7 @@ impl Default for DescribeDelegationTokenRequest {
 
 /// A struct of [`DescribeDelegationTokenRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribeDelegationTokenOwner {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]

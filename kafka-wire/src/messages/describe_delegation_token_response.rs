@@ -8,6 +8,7 @@ use bytes::Bytes;
 /// The response of API key 41: versions 0-3, flexible 2+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 41, versions = "0-3", flexible = "2+")]
+#[non_exhaustive]
 pub struct DescribeDelegationTokenResponse {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]
@@ -25,6 +26,7 @@ pub struct DescribeDelegationTokenResponse {
 
 /// A struct of [`DescribeDelegationTokenResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribedDelegationToken {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -63,6 +65,7 @@ pub struct DescribedDelegationToken {
 
 /// A struct of [`DescribeDelegationTokenResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribedDelegationTokenRenewer {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 15: versions 0-6, flexible 5+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 15, versions = "0-6", flexible = "5+")]
+#[non_exhaustive]
 pub struct DescribeGroupsRequest {
     /// `[]string`, versions 0+, entity type `groupId`.
     #[kafka(versions = "0+")]

@@ -8,6 +8,7 @@ use bytes::Bytes;
 /// The response of API key 15: versions 0-6, flexible 5+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 15, versions = "0-6", flexible = "5+")]
+#[non_exhaustive]
 pub struct DescribeGroupsResponse {
     /// `int32`, versions 1+, ignorable.
     #[kafka(versions = "1+", ignorable)]
@@ -22,6 +23,7 @@ pub struct DescribeGroupsResponse {
 
 /// A struct of [`DescribeGroupsResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribedGroup {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]
@@ -70,6 +72,7 @@ impl Default for DescribedGroup {
 
 /// A struct of [`DescribeGroupsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribedGroupMember {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 35: versions 0-5, flexible 2+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 35, versions = "0-5", flexible = "2+")]
+#[non_exhaustive]
 pub struct DescribeLogDirsRequest {
     /// `[]DescribableLogDirTopic`, versions 0+, nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
@@ -27,6 +28,7 @@ impl Default for DescribeLogDirsRequest {
 
 /// A struct of [`DescribeLogDirsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribableLogDirTopic {
     /// `string`, versions 0+, entity type `topicName`, map key.
     #[kafka(versions = "0+")]

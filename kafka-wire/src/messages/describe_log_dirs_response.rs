@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 35: versions 0-5, flexible 2+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 35, versions = "0-5", flexible = "2+")]
+#[non_exhaustive]
 pub struct DescribeLogDirsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -24,6 +25,7 @@ pub struct DescribeLogDirsResponse {
 
 /// A struct of [`DescribeLogDirsResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribeLogDirsResult {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]
@@ -64,6 +66,7 @@ impl Default for DescribeLogDirsResult {
 
 /// A struct of [`DescribeLogDirsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribeLogDirsTopic {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -78,6 +81,7 @@ pub struct DescribeLogDirsTopic {
 
 /// A struct of [`DescribeLogDirsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribeLogDirsPartition {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

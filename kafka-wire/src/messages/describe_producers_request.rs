@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 61: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 61, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct DescribeProducersRequest {
     /// `[]TopicRequest`, versions 0+.
     #[kafka(versions = "0+")]
@@ -18,6 +19,7 @@ pub struct DescribeProducersRequest {
 
 /// A struct of [`DescribeProducersRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicRequest {
     /// `string`, versions 0+, entity type `topicName`, map key.
     #[kafka(versions = "0+")]

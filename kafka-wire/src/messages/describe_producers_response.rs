@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 61: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 61, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct DescribeProducersResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct DescribeProducersResponse {
 
 /// A struct of [`DescribeProducersResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicResponse {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -35,6 +37,7 @@ pub struct TopicResponse {
 
 /// A struct of [`DescribeProducersResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -55,6 +58,7 @@ pub struct PartitionResponse {
 
 /// A struct of [`DescribeProducersResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct ProducerState {
     /// `int64`, versions 0+, entity type `producerId`.
     #[kafka(versions = "0+")]

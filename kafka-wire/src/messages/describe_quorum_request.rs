@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 55: versions 0-2, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 55, versions = "0-2", flexible = "0+")]
+#[non_exhaustive]
 pub struct DescribeQuorumRequest {
     /// `[]TopicData`, versions 0+.
     #[kafka(versions = "0+")]
@@ -18,6 +19,7 @@ pub struct DescribeQuorumRequest {
 
 /// A struct of [`DescribeQuorumRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicData {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -32,6 +34,7 @@ pub struct TopicData {
 
 /// A struct of [`DescribeQuorumRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionData {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 55: versions 0-2, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 55, versions = "0-2", flexible = "0+")]
+#[non_exhaustive]
 pub struct DescribeQuorumResponse {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]
@@ -39,6 +40,7 @@ impl Default for DescribeQuorumResponse {
 
 /// A struct of [`DescribeQuorumResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicData {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -53,6 +55,7 @@ pub struct TopicData {
 
 /// A struct of [`DescribeQuorumResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Node {
     /// `int32`, versions 2+, entity type `brokerId`, map key.
     #[kafka(versions = "2+")]
@@ -67,6 +70,7 @@ pub struct Node {
 
 /// A struct of [`DescribeQuorumResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionData {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -115,6 +119,7 @@ impl Default for PartitionData {
 
 /// A struct of [`DescribeQuorumResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Listener {
     /// `string`, versions 2+, map key.
     #[kafka(versions = "2+")]
@@ -132,6 +137,7 @@ pub struct Listener {
 
 /// A struct of [`DescribeQuorumResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct ReplicaState {
     /// `int32`, versions 0+, entity type `brokerId`.
     #[kafka(versions = "0+")]

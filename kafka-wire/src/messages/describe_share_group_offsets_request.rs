@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 90: versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 90, versions = "0-1", flexible = "0+")]
+#[non_exhaustive]
 pub struct DescribeShareGroupOffsetsRequest {
     /// `[]DescribeShareGroupOffsetsRequestGroup`, versions 0+.
     #[kafka(versions = "0+")]
@@ -18,6 +19,7 @@ pub struct DescribeShareGroupOffsetsRequest {
 
 /// A struct of [`DescribeShareGroupOffsetsRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribeShareGroupOffsetsRequestGroup {
     /// `string`, versions 0+, entity type `groupId`.
     #[kafka(versions = "0+")]
@@ -42,6 +44,7 @@ impl Default for DescribeShareGroupOffsetsRequestGroup {
 
 /// A struct of [`DescribeShareGroupOffsetsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribeShareGroupOffsetsRequestTopic {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]

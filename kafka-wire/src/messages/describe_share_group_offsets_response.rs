@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 90: versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 90, versions = "0-1", flexible = "0+")]
+#[non_exhaustive]
 pub struct DescribeShareGroupOffsetsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct DescribeShareGroupOffsetsResponse {
 
 /// A struct of [`DescribeShareGroupOffsetsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribeShareGroupOffsetsResponseGroup {
     /// `string`, versions 0+, entity type `groupId`.
     #[kafka(versions = "0+")]
@@ -41,6 +43,7 @@ pub struct DescribeShareGroupOffsetsResponseGroup {
 
 /// A struct of [`DescribeShareGroupOffsetsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribeShareGroupOffsetsResponseTopic {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -58,6 +61,7 @@ pub struct DescribeShareGroupOffsetsResponseTopic {
 
 /// A struct of [`DescribeShareGroupOffsetsResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribeShareGroupOffsetsResponsePartition {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

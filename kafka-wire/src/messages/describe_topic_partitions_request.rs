@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 75: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 75, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct DescribeTopicPartitionsRequest {
     /// `[]TopicRequest`, versions 0+.
     #[kafka(versions = "0+")]
@@ -35,6 +36,7 @@ impl Default for DescribeTopicPartitionsRequest {
 
 /// A struct of [`DescribeTopicPartitionsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicRequest {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -46,6 +48,7 @@ pub struct TopicRequest {
 
 /// A struct of [`DescribeTopicPartitionsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Cursor {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]

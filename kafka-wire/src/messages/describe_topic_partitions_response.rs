@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 75: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 75, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct DescribeTopicPartitionsResponse {
     /// `int32`, versions 0+, ignorable.
     #[kafka(versions = "0+", ignorable)]
@@ -24,6 +25,7 @@ pub struct DescribeTopicPartitionsResponse {
 
 /// A struct of [`DescribeTopicPartitionsResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribeTopicPartitionsResponseTopic {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]
@@ -64,6 +66,7 @@ impl Default for DescribeTopicPartitionsResponseTopic {
 
 /// A struct of [`DescribeTopicPartitionsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Cursor {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -78,6 +81,7 @@ pub struct Cursor {
 
 /// A struct of [`DescribeTopicPartitionsResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribeTopicPartitionsResponsePartition {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]

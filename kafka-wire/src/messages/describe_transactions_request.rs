@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 65: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 65, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct DescribeTransactionsRequest {
     /// `[]string`, versions 0+, entity type `transactionalId`.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 65: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 65, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct DescribeTransactionsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct DescribeTransactionsResponse {
 
 /// A struct of [`DescribeTransactionsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TransactionState {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]
@@ -53,6 +55,7 @@ pub struct TransactionState {
 
 /// A struct of [`DescribeTransactionsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicData {
     /// `string`, versions 0+, entity type `topicName`, map key.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 50: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 50, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct DescribeUserScramCredentialsRequest {
     /// `[]UserName`, versions 0+, nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
@@ -27,6 +28,7 @@ impl Default for DescribeUserScramCredentialsRequest {
 
 /// A struct of [`DescribeUserScramCredentialsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct UserName {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]

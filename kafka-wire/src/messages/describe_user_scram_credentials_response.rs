@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 50: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 50, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct DescribeUserScramCredentialsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -39,6 +40,7 @@ impl Default for DescribeUserScramCredentialsResponse {
 
 /// A struct of [`DescribeUserScramCredentialsResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribeUserScramCredentialsResult {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -71,6 +73,7 @@ impl Default for DescribeUserScramCredentialsResult {
 
 /// A struct of [`DescribeUserScramCredentialsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct CredentialInfo {
     /// `int8`, versions 0+.
     #[kafka(versions = "0+")]

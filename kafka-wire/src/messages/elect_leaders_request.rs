@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 43: versions 0-2, flexible 2+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 43, versions = "0-2", flexible = "2+")]
+#[non_exhaustive]
 pub struct ElectLeadersRequest {
     /// `int8`, versions 1+.
     #[kafka(versions = "1+")]
@@ -35,6 +36,7 @@ impl Default for ElectLeadersRequest {
 
 /// A struct of [`ElectLeadersRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicPartitions {
     /// `string`, versions 0+, entity type `topicName`, map key.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 43: versions 0-2, flexible 2+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 43, versions = "0-2", flexible = "2+")]
+#[non_exhaustive]
 pub struct ElectLeadersResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -24,6 +25,7 @@ pub struct ElectLeadersResponse {
 
 /// A struct of [`ElectLeadersResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct ReplicaElectionResult {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -38,6 +40,7 @@ pub struct ReplicaElectionResult {
 
 /// A struct of [`ElectLeadersResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionResult {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

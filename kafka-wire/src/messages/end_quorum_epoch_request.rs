@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 54: versions 0-1, flexible 1+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 54, versions = "0-1", flexible = "1+")]
+#[non_exhaustive]
 pub struct EndQuorumEpochRequest {
     /// `string`, versions 0+, nullable 0+, default `null`.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
@@ -24,6 +25,7 @@ pub struct EndQuorumEpochRequest {
 
 /// A struct of [`EndQuorumEpochRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicData {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -38,6 +40,7 @@ pub struct TopicData {
 
 /// A struct of [`EndQuorumEpochRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct LeaderEndpoint {
     /// `string`, versions 1+, map key.
     #[kafka(versions = "1+")]
@@ -55,6 +58,7 @@ pub struct LeaderEndpoint {
 
 /// A struct of [`EndQuorumEpochRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionData {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -78,6 +82,7 @@ pub struct PartitionData {
 
 /// A struct of [`EndQuorumEpochRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct ReplicaInfo {
     /// `int32`, versions 1+, entity type `brokerId`.
     #[kafka(versions = "1+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 26: versions 0-5, flexible 3+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 26, versions = "0-5", flexible = "3+")]
+#[non_exhaustive]
 pub struct EndTxnRequest {
     /// `string`, versions 0+, entity type `transactionalId`.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, UnknownTaggedFields};
 /// The response of API key 26: versions 0-5, flexible 3+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 26, versions = "0-5", flexible = "3+")]
+#[non_exhaustive]
 pub struct EndTxnResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

@@ -8,6 +8,7 @@ use bytes::Bytes;
 /// The request of API key 58: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 58, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct EnvelopeRequest {
     /// `bytes`, versions 0+.
     #[kafka(versions = "0+")]

@@ -8,6 +8,7 @@ use bytes::Bytes;
 /// The response of API key 58: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 58, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct EnvelopeResponse {
     /// `bytes`, versions 0+, nullable 0+, default `null`.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]

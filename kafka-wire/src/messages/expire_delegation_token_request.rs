@@ -8,6 +8,7 @@ use bytes::Bytes;
 /// The request of API key 40: versions 0-2, flexible 2+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 40, versions = "0-2", flexible = "2+")]
+#[non_exhaustive]
 pub struct ExpireDelegationTokenRequest {
     /// `bytes`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, UnknownTaggedFields};
 /// The response of API key 40: versions 0-2, flexible 2+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 40, versions = "0-2", flexible = "2+")]
+#[non_exhaustive]
 pub struct ExpireDelegationTokenResponse {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]

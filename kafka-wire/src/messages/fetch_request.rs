@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 1: versions 0-18, flexible 12+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 1, versions = "0-18", flexible = "12+")]
+#[non_exhaustive]
 pub struct FetchRequest {
     /// `string`, versions 12+, nullable 12+, tag 0 in versions 12+, default `null`, ignorable.
     #[kafka(
@@ -78,6 +79,7 @@ impl Default for FetchRequest {
 
 /// A struct of [`FetchRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct ReplicaState {
     /// `int32`, versions 15+, default `-1`, entity type `brokerId`.
     #[kafka(versions = "15+", default = -1)]
@@ -102,6 +104,7 @@ impl Default for ReplicaState {
 
 /// A struct of [`FetchRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct FetchTopic {
     /// `string`, versions 0-12, ignorable, entity type `topicName`.
     #[kafka(versions = "0-12", ignorable)]
@@ -119,6 +122,7 @@ pub struct FetchTopic {
 
 /// A struct of [`FetchRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct ForgottenTopic {
     /// `string`, versions 7-12, ignorable, entity type `topicName`.
     #[kafka(versions = "7-12", ignorable)]
@@ -136,6 +140,7 @@ pub struct ForgottenTopic {
 
 /// A struct of [`FetchRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct FetchPartition {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, Records, UnknownTaggedFields, Uuid};
 /// The response of API key 1: versions 0-18, flexible 12+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 1, versions = "0-18", flexible = "12+")]
+#[non_exhaustive]
 pub struct FetchResponse {
     /// `int32`, versions 1+, ignorable.
     #[kafka(versions = "1+", ignorable)]
@@ -30,6 +31,7 @@ pub struct FetchResponse {
 
 /// A struct of [`FetchResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct FetchableTopicResponse {
     /// `string`, versions 0-12, ignorable, entity type `topicName`.
     #[kafka(versions = "0-12", ignorable)]
@@ -47,6 +49,7 @@ pub struct FetchableTopicResponse {
 
 /// A struct of [`FetchResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct NodeEndpoint {
     /// `int32`, versions 16+, entity type `brokerId`, map key.
     #[kafka(versions = "16+")]
@@ -67,6 +70,7 @@ pub struct NodeEndpoint {
 
 /// A struct of [`FetchResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionData {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -127,6 +131,7 @@ impl Default for PartitionData {
 
 /// A struct of [`FetchResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct EpochEndOffset {
     /// `int32`, versions 12+, default `-1`.
     #[kafka(versions = "12+", default = -1)]
@@ -151,6 +156,7 @@ impl Default for EpochEndOffset {
 
 /// A struct of [`FetchResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct LeaderIdAndEpoch {
     /// `int32`, versions 12+, default `-1`, entity type `brokerId`.
     #[kafka(versions = "12+", default = -1)]
@@ -175,6 +181,7 @@ impl Default for LeaderIdAndEpoch {
 
 /// A struct of [`FetchResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct SnapshotId {
     /// `int64`, versions 12+, default `-1`.
     #[kafka(versions = "12+", default = -1)]
@@ -199,6 +206,7 @@ impl Default for SnapshotId {
 
 /// A struct of [`FetchResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AbortedTransaction {
     /// `int64`, versions 4+, entity type `producerId`.
     #[kafka(versions = "4+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 59: versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 59, versions = "0-1", flexible = "0+")]
+#[non_exhaustive]
 pub struct FetchSnapshotRequest {
     /// `string`, versions 0+, nullable 0+, tag 0 in versions 0+, default `null`.
     #[kafka(
@@ -45,6 +46,7 @@ impl Default for FetchSnapshotRequest {
 
 /// A struct of [`FetchSnapshotRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicSnapshot {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -59,6 +61,7 @@ pub struct TopicSnapshot {
 
 /// A struct of [`FetchSnapshotRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionSnapshot {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -82,6 +85,7 @@ pub struct PartitionSnapshot {
 
 /// A struct of [`FetchSnapshotRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct SnapshotId {
     /// `int64`, versions 0+.
     #[kafka(versions = "0+")]

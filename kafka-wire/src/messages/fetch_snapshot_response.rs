@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, Records, UnknownTaggedFields};
 /// The response of API key 59: versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 59, versions = "0-1", flexible = "0+")]
+#[non_exhaustive]
 pub struct FetchSnapshotResponse {
     /// `int32`, versions 0+, ignorable.
     #[kafka(versions = "0+", ignorable)]
@@ -27,6 +28,7 @@ pub struct FetchSnapshotResponse {
 
 /// A struct of [`FetchSnapshotResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicSnapshot {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -41,6 +43,7 @@ pub struct TopicSnapshot {
 
 /// A struct of [`FetchSnapshotResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct NodeEndpoint {
     /// `int32`, versions 1+, entity type `brokerId`, map key.
     #[kafka(versions = "1+")]
@@ -58,6 +61,7 @@ pub struct NodeEndpoint {
 
 /// A struct of [`FetchSnapshotResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionSnapshot {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -87,6 +91,7 @@ pub struct PartitionSnapshot {
 
 /// A struct of [`FetchSnapshotResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct SnapshotId {
     /// `int64`, versions 0+.
     #[kafka(versions = "0+")]
@@ -101,6 +106,7 @@ pub struct SnapshotId {
 
 /// A struct of [`FetchSnapshotResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct LeaderIdAndEpoch {
     /// `int32`, versions 0+, entity type `brokerId`.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 10: versions 0-6, flexible 3+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 10, versions = "0-6", flexible = "3+")]
+#[non_exhaustive]
 pub struct FindCoordinatorRequest {
     /// `string`, versions 0-3.
     #[kafka(versions = "0-3")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 10: versions 0-6, flexible 3+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 10, versions = "0-6", flexible = "3+")]
+#[non_exhaustive]
 pub struct FindCoordinatorResponse {
     /// `int32`, versions 1+, ignorable.
     #[kafka(versions = "1+", ignorable)]
@@ -51,6 +52,7 @@ impl Default for FindCoordinatorResponse {
 
 /// A struct of [`FindCoordinatorResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct Coordinator {
     /// `string`, versions 4+.
     #[kafka(versions = "4+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, UnknownTaggedFields, Uuid};
 /// The request of API key 71: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 71, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct GetTelemetrySubscriptionsRequest {
     /// `uuid`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 71: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 71, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct GetTelemetrySubscriptionsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

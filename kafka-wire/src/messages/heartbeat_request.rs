@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 12: versions 0-4, flexible 4+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 12, versions = "0-4", flexible = "4+")]
+#[non_exhaustive]
 pub struct HeartbeatRequest {
     /// `string`, versions 0+, entity type `groupId`.
     #[kafka(versions = "0+")]

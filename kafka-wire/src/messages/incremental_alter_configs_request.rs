@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 44: versions 0-1, flexible 1+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 44, versions = "0-1", flexible = "1+")]
+#[non_exhaustive]
 pub struct IncrementalAlterConfigsRequest {
     /// `[]AlterConfigsResource`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct IncrementalAlterConfigsRequest {
 
 /// A struct of [`IncrementalAlterConfigsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AlterConfigsResource {
     /// `int8`, versions 0+, map key.
     #[kafka(versions = "0+")]
@@ -38,6 +40,7 @@ pub struct AlterConfigsResource {
 
 /// A struct of [`IncrementalAlterConfigsRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct AlterableConfig {
     /// `string`, versions 0+, map key.
     #[kafka(versions = "0+")]

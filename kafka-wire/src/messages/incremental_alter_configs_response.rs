@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 44: versions 0-1, flexible 1+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 44, versions = "0-1", flexible = "1+")]
+#[non_exhaustive]
 pub struct IncrementalAlterConfigsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct IncrementalAlterConfigsResponse {
 
 /// A struct of [`IncrementalAlterConfigsResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct AlterConfigsResourceResponse {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 22: versions 0-5, flexible 2+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 22, versions = "0-5", flexible = "2+")]
+#[non_exhaustive]
 pub struct InitProducerIdRequest {
     /// `string`, versions 0+, nullable 0+, entity type `transactionalId`.
     #[kafka(versions = "0+", nullable = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, UnknownTaggedFields};
 /// The response of API key 22: versions 0-5, flexible 2+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 22, versions = "0-5", flexible = "2+")]
+#[non_exhaustive]
 pub struct InitProducerIdResponse {
     /// `int32`, versions 0+, ignorable.
     #[kafka(versions = "0+", ignorable)]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 83: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 83, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct InitializeShareGroupStateRequest {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct InitializeShareGroupStateRequest {
 
 /// A struct of [`InitializeShareGroupStateRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct InitializeStateData {
     /// `uuid`, versions 0+.
     #[kafka(versions = "0+")]
@@ -35,6 +37,7 @@ pub struct InitializeStateData {
 
 /// A struct of [`InitializeShareGroupStateRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionData {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

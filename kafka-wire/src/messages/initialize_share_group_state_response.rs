@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 83: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 83, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct InitializeShareGroupStateResponse {
     /// `[]InitializeStateResult`, versions 0+.
     #[kafka(versions = "0+")]
@@ -18,6 +19,7 @@ pub struct InitializeShareGroupStateResponse {
 
 /// A struct of [`InitializeShareGroupStateResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct InitializeStateResult {
     /// `uuid`, versions 0+.
     #[kafka(versions = "0+")]
@@ -32,6 +34,7 @@ pub struct InitializeStateResult {
 
 /// A struct of [`InitializeShareGroupStateResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionResult {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

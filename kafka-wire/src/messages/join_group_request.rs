@@ -8,6 +8,7 @@ use bytes::Bytes;
 /// The request of API key 11: versions 0-9, flexible 6+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 11, versions = "0-9", flexible = "6+")]
+#[non_exhaustive]
 pub struct JoinGroupRequest {
     /// `string`, versions 0+, entity type `groupId`.
     #[kafka(versions = "0+")]
@@ -56,6 +57,7 @@ impl Default for JoinGroupRequest {
 
 /// A struct of [`JoinGroupRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct JoinGroupRequestProtocol {
     /// `string`, versions 0+, map key.
     #[kafka(versions = "0+")]

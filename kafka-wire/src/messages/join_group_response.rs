@@ -8,6 +8,7 @@ use bytes::Bytes;
 /// The response of API key 11: versions 0-9, flexible 6+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 11, versions = "0-9", flexible = "6+")]
+#[non_exhaustive]
 pub struct JoinGroupResponse {
     /// `int32`, versions 2+, ignorable.
     #[kafka(versions = "2+", ignorable)]
@@ -60,6 +61,7 @@ impl Default for JoinGroupResponse {
 
 /// A struct of [`JoinGroupResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct JoinGroupResponseMember {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 4: versions 0-7, flexible 4+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 4, versions = "0-7", flexible = "4+")]
+#[non_exhaustive]
 pub struct LeaderAndIsrRequest {
     /// `int32`, versions 0+, entity type `brokerId`.
     #[kafka(versions = "0+")]
@@ -55,6 +56,7 @@ impl Default for LeaderAndIsrRequest {
 
 /// A struct of [`LeaderAndIsrRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct LeaderAndIsrPartitionState {
     /// `string`, versions 0-1, ignorable, entity type `topicName`.
     #[kafka(versions = "0-1", ignorable)]
@@ -99,6 +101,7 @@ pub struct LeaderAndIsrPartitionState {
 
 /// A struct of [`LeaderAndIsrRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct LeaderAndIsrTopicState {
     /// `string`, versions 2+, entity type `topicName`.
     #[kafka(versions = "2+")]
@@ -116,6 +119,7 @@ pub struct LeaderAndIsrTopicState {
 
 /// A struct of [`LeaderAndIsrRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct LeaderAndIsrLiveLeader {
     /// `int32`, versions 0+, entity type `brokerId`.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 4: versions 0-7, flexible 4+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 4, versions = "0-7", flexible = "4+")]
+#[non_exhaustive]
 pub struct LeaderAndIsrResponse {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]
@@ -24,6 +25,7 @@ pub struct LeaderAndIsrResponse {
 
 /// A struct of [`LeaderAndIsrResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct LeaderAndIsrPartitionError {
     /// `string`, versions 0-4, ignorable, entity type `topicName`.
     #[kafka(versions = "0-4", ignorable)]
@@ -41,6 +43,7 @@ pub struct LeaderAndIsrPartitionError {
 
 /// A struct of [`LeaderAndIsrResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct LeaderAndIsrTopicError {
     /// `uuid`, versions 5+, map key.
     #[kafka(versions = "5+")]

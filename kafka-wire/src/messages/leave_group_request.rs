@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 13: versions 0-5, flexible 4+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 13, versions = "0-5", flexible = "4+")]
+#[non_exhaustive]
 pub struct LeaveGroupRequest {
     /// `string`, versions 0+, entity type `groupId`.
     #[kafka(versions = "0+")]
@@ -24,6 +25,7 @@ pub struct LeaveGroupRequest {
 
 /// A struct of [`LeaveGroupRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct MemberIdentity {
     /// `string`, versions 3+.
     #[kafka(versions = "3+")]

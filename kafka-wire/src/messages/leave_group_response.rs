@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 13: versions 0-5, flexible 4+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 13, versions = "0-5", flexible = "4+")]
+#[non_exhaustive]
 pub struct LeaveGroupResponse {
     /// `int32`, versions 1+, ignorable.
     #[kafka(versions = "1+", ignorable)]
@@ -24,6 +25,7 @@ pub struct LeaveGroupResponse {
 
 /// A struct of [`LeaveGroupResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct MemberResponse {
     /// `string`, versions 3+.
     #[kafka(versions = "3+")]

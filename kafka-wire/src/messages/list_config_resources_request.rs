@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, UnknownTaggedFields};
 /// The request of API key 74: versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 74, versions = "0-1", flexible = "0+")]
+#[non_exhaustive]
 pub struct ListConfigResourcesRequest {
     /// `[]int8`, versions 1+.
     #[kafka(versions = "1+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 74: versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 74, versions = "0-1", flexible = "0+")]
+#[non_exhaustive]
 pub struct ListConfigResourcesResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -24,6 +25,7 @@ pub struct ListConfigResourcesResponse {
 
 /// A struct of [`ListConfigResourcesResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct ConfigResource {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 16: versions 0-5, flexible 3+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 16, versions = "0-5", flexible = "3+")]
+#[non_exhaustive]
 pub struct ListGroupsRequest {
     /// `[]string`, versions 4+.
     #[kafka(versions = "4+")]

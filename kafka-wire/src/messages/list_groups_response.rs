@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 16: versions 0-5, flexible 3+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 16, versions = "0-5", flexible = "3+")]
+#[non_exhaustive]
 pub struct ListGroupsResponse {
     /// `int32`, versions 1+, ignorable.
     #[kafka(versions = "1+", ignorable)]
@@ -24,6 +25,7 @@ pub struct ListGroupsResponse {
 
 /// A struct of [`ListGroupsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct ListedGroup {
     /// `string`, versions 0+, entity type `groupId`.
     #[kafka(versions = "0+")]

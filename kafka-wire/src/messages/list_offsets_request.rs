@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 2: versions 0-11, flexible 6+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 2, versions = "0-11", flexible = "6+")]
+#[non_exhaustive]
 pub struct ListOffsetsRequest {
     /// `int32`, versions 0+, entity type `brokerId`.
     #[kafka(versions = "0+")]
@@ -27,6 +28,7 @@ pub struct ListOffsetsRequest {
 
 /// A struct of [`ListOffsetsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct ListOffsetsTopic {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -41,6 +43,7 @@ pub struct ListOffsetsTopic {
 
 /// A struct of [`ListOffsetsRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct ListOffsetsPartition {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 2: versions 0-11, flexible 6+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 2, versions = "0-11", flexible = "6+")]
+#[non_exhaustive]
 pub struct ListOffsetsResponse {
     /// `int32`, versions 2+, ignorable.
     #[kafka(versions = "2+", ignorable)]
@@ -21,6 +22,7 @@ pub struct ListOffsetsResponse {
 
 /// A struct of [`ListOffsetsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct ListOffsetsTopicResponse {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -35,6 +37,7 @@ pub struct ListOffsetsTopicResponse {
 
 /// A struct of [`ListOffsetsResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct ListOffsetsPartitionResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

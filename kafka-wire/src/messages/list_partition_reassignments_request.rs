@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 46: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 46, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct ListPartitionReassignmentsRequest {
     /// `int32`, versions 0+, default `60000`.
     #[kafka(versions = "0+", default = 60000)]
@@ -31,6 +32,7 @@ impl Default for ListPartitionReassignmentsRequest {
 
 /// A struct of [`ListPartitionReassignmentsRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct ListPartitionReassignmentsTopics {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 46: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 46, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct ListPartitionReassignmentsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -39,6 +40,7 @@ impl Default for ListPartitionReassignmentsResponse {
 
 /// A struct of [`ListPartitionReassignmentsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct OngoingTopicReassignment {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -53,6 +55,7 @@ pub struct OngoingTopicReassignment {
 
 /// A struct of [`ListPartitionReassignmentsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct OngoingPartitionReassignment {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

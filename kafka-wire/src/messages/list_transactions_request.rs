@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 66: versions 0-2, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 66, versions = "0-2", flexible = "0+")]
+#[non_exhaustive]
 pub struct ListTransactionsRequest {
     /// `[]string`, versions 0+.
     #[kafka(versions = "0+")]

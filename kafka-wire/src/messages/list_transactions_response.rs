@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 66: versions 0-2, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 66, versions = "0-2", flexible = "0+")]
+#[non_exhaustive]
 pub struct ListTransactionsResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -27,6 +28,7 @@ pub struct ListTransactionsResponse {
 
 /// A struct of [`ListTransactionsResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TransactionState {
     /// `string`, versions 0+, entity type `transactionalId`.
     #[kafka(versions = "0+")]

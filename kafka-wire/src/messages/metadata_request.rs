@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 3: versions 0-13, flexible 9+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 3, versions = "0-13", flexible = "9+")]
+#[non_exhaustive]
 pub struct MetadataRequest {
     /// `[]MetadataRequestTopic`, versions 0+, nullable 1+.
     #[kafka(versions = "0+", nullable = "1+")]
@@ -39,6 +40,7 @@ impl Default for MetadataRequest {
 
 /// A struct of [`MetadataRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct MetadataRequestTopic {
     /// `uuid`, versions 10+, ignorable.
     #[kafka(versions = "10+", ignorable)]

@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 3: versions 0-13, flexible 9+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 3, versions = "0-13", flexible = "9+")]
+#[non_exhaustive]
 pub struct MetadataResponse {
     /// `int32`, versions 3+, ignorable.
     #[kafka(versions = "3+", ignorable)]
@@ -51,6 +52,7 @@ impl Default for MetadataResponse {
 
 /// A struct of [`MetadataResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct MetadataResponseBroker {
     /// `int32`, versions 0+, entity type `brokerId`, map key.
     #[kafka(versions = "0+")]
@@ -71,6 +73,7 @@ pub struct MetadataResponseBroker {
 
 /// A struct of [`MetadataResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct MetadataResponseTopic {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]
@@ -111,6 +114,7 @@ impl Default for MetadataResponseTopic {
 
 /// A struct of [`MetadataResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct MetadataResponsePartition {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]

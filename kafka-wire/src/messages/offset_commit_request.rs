@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 8: versions 0-10, flexible 8+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 8, versions = "0-10", flexible = "8+")]
+#[non_exhaustive]
 pub struct OffsetCommitRequest {
     /// `string`, versions 0+, entity type `groupId`.
     #[kafka(versions = "0+")]
@@ -47,6 +48,7 @@ impl Default for OffsetCommitRequest {
 
 /// A struct of [`OffsetCommitRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct OffsetCommitRequestTopic {
     /// `string`, versions 0-9, ignorable, entity type `topicName`.
     #[kafka(versions = "0-9", ignorable)]
@@ -64,6 +66,7 @@ pub struct OffsetCommitRequestTopic {
 
 /// A struct of [`OffsetCommitRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct OffsetCommitRequestPartition {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 8: versions 0-10, flexible 8+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 8, versions = "0-10", flexible = "8+")]
+#[non_exhaustive]
 pub struct OffsetCommitResponse {
     /// `int32`, versions 3+, ignorable.
     #[kafka(versions = "3+", ignorable)]
@@ -21,6 +22,7 @@ pub struct OffsetCommitResponse {
 
 /// A struct of [`OffsetCommitResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct OffsetCommitResponseTopic {
     /// `string`, versions 0-9, ignorable, entity type `topicName`.
     #[kafka(versions = "0-9", ignorable)]
@@ -38,6 +40,7 @@ pub struct OffsetCommitResponseTopic {
 
 /// A struct of [`OffsetCommitResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct OffsetCommitResponsePartition {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString};
 /// The request of API key 47: versions 0, flexible none.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 47, versions = "0", flexible = "none")]
+#[non_exhaustive]
 pub struct OffsetDeleteRequest {
     /// `string`, versions 0+, entity type `groupId`.
     #[kafka(versions = "0+")]
@@ -18,6 +19,7 @@ pub struct OffsetDeleteRequest {
 
 /// A struct of [`OffsetDeleteRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct OffsetDeleteRequestTopic {
     /// `string`, versions 0+, entity type `topicName`, map key.
     #[kafka(versions = "0+")]
@@ -29,6 +31,7 @@ pub struct OffsetDeleteRequestTopic {
 
 /// A struct of [`OffsetDeleteRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct OffsetDeleteRequestPartition {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString};
 /// The response of API key 47: versions 0, flexible none.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 47, versions = "0", flexible = "none")]
+#[non_exhaustive]
 pub struct OffsetDeleteResponse {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct OffsetDeleteResponse {
 
 /// A struct of [`OffsetDeleteResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct OffsetDeleteResponseTopic {
     /// `string`, versions 0+, entity type `topicName`, map key.
     #[kafka(versions = "0+")]
@@ -32,6 +34,7 @@ pub struct OffsetDeleteResponseTopic {
 
 /// A struct of [`OffsetDeleteResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct OffsetDeleteResponsePartition {
     /// `int32`, versions 0+, map key.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 9: versions 0-10, flexible 6+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 9, versions = "0-10", flexible = "6+")]
+#[non_exhaustive]
 pub struct OffsetFetchRequest {
     /// `string`, versions 0-7, entity type `groupId`.
     #[kafka(versions = "0-7")]
@@ -39,6 +40,7 @@ impl Default for OffsetFetchRequest {
 
 /// A struct of [`OffsetFetchRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct OffsetFetchRequestTopic {
     /// `string`, versions 0-7, entity type `topicName`.
     #[kafka(versions = "0-7")]
@@ -53,6 +55,7 @@ pub struct OffsetFetchRequestTopic {
 
 /// A struct of [`OffsetFetchRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct OffsetFetchRequestGroup {
     /// `string`, versions 8+, entity type `groupId`.
     #[kafka(versions = "8+")]
@@ -85,6 +88,7 @@ impl Default for OffsetFetchRequestGroup {
 
 /// A struct of [`OffsetFetchRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct OffsetFetchRequestTopics {
     /// `string`, versions 8-9, ignorable, entity type `topicName`.
     #[kafka(versions = "8-9", ignorable)]

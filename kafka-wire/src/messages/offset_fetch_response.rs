@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 9: versions 0-10, flexible 6+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 9, versions = "0-10", flexible = "6+")]
+#[non_exhaustive]
 pub struct OffsetFetchResponse {
     /// `int32`, versions 3+, ignorable.
     #[kafka(versions = "3+", ignorable)]
@@ -27,6 +28,7 @@ pub struct OffsetFetchResponse {
 
 /// A struct of [`OffsetFetchResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct OffsetFetchResponseTopic {
     /// `string`, versions 0-7, entity type `topicName`.
     #[kafka(versions = "0-7")]
@@ -41,6 +43,7 @@ pub struct OffsetFetchResponseTopic {
 
 /// A struct of [`OffsetFetchResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct OffsetFetchResponseGroup {
     /// `string`, versions 8+, entity type `groupId`.
     #[kafka(versions = "8+")]
@@ -58,6 +61,7 @@ pub struct OffsetFetchResponseGroup {
 
 /// A struct of [`OffsetFetchResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct OffsetFetchResponsePartition {
     /// `int32`, versions 0-7.
     #[kafka(versions = "0-7")]
@@ -94,6 +98,7 @@ impl Default for OffsetFetchResponsePartition {
 
 /// A struct of [`OffsetFetchResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct OffsetFetchResponseTopics {
     /// `string`, versions 8-9, ignorable, entity type `topicName`.
     #[kafka(versions = "8-9", ignorable)]
@@ -111,6 +116,7 @@ pub struct OffsetFetchResponseTopics {
 
 /// A struct of [`OffsetFetchResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct OffsetFetchResponsePartitions {
     /// `int32`, versions 8+.
     #[kafka(versions = "8+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 23: versions 0-4, flexible 4+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 23, versions = "0-4", flexible = "4+")]
+#[non_exhaustive]
 pub struct OffsetForLeaderEpochRequest {
     /// `int32`, versions 3+, default `-2`, ignorable, entity type `brokerId`.
     #[kafka(versions = "3+", default = -2, ignorable)]
@@ -31,6 +32,7 @@ impl Default for OffsetForLeaderEpochRequest {
 
 /// A struct of [`OffsetForLeaderEpochRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct OffsetForLeaderTopic {
     /// `string`, versions 0+, entity type `topicName`, map key.
     #[kafka(versions = "0+")]
@@ -45,6 +47,7 @@ pub struct OffsetForLeaderTopic {
 
 /// A struct of [`OffsetForLeaderEpochRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct OffsetForLeaderPartition {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 23: versions 0-4, flexible 4+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 23, versions = "0-4", flexible = "4+")]
+#[non_exhaustive]
 pub struct OffsetForLeaderEpochResponse {
     /// `int32`, versions 2+, ignorable.
     #[kafka(versions = "2+", ignorable)]
@@ -21,6 +22,7 @@ pub struct OffsetForLeaderEpochResponse {
 
 /// A struct of [`OffsetForLeaderEpochResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct OffsetForLeaderTopicResult {
     /// `string`, versions 0+, entity type `topicName`, map key.
     #[kafka(versions = "0+")]
@@ -35,6 +37,7 @@ pub struct OffsetForLeaderTopicResult {
 
 /// A struct of [`OffsetForLeaderEpochResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct EpochEndOffset {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]

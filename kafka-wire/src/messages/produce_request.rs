@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, Records, UnknownTaggedFields, Uuid};
 /// The request of API key 0: versions 0-13, flexible 9+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 0, versions = "0-13", flexible = "9+")]
+#[non_exhaustive]
 pub struct ProduceRequest {
     /// `string`, versions 3+, nullable 3+, default `null`, entity type `transactionalId`.
     #[kafka(versions = "3+", nullable = "3+", default = "null")]
@@ -27,6 +28,7 @@ pub struct ProduceRequest {
 
 /// A struct of [`ProduceRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicProduceData {
     /// `string`, versions 0-12, ignorable, entity type `topicName`, map key.
     #[kafka(versions = "0-12", ignorable)]
@@ -44,6 +46,7 @@ pub struct TopicProduceData {
 
 /// A struct of [`ProduceRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionProduceData {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 0: versions 0-13, flexible 9+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 0, versions = "0-13", flexible = "9+")]
+#[non_exhaustive]
 pub struct ProduceResponse {
     /// `[]TopicProduceResponse`, versions 0+.
     #[kafka(versions = "0+")]
@@ -24,6 +25,7 @@ pub struct ProduceResponse {
 
 /// A struct of [`ProduceResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicProduceResponse {
     /// `string`, versions 0-12, ignorable, entity type `topicName`, map key.
     #[kafka(versions = "0-12", ignorable)]
@@ -41,6 +43,7 @@ pub struct TopicProduceResponse {
 
 /// A struct of [`ProduceResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct NodeEndpoint {
     /// `int32`, versions 10+, entity type `brokerId`, map key.
     #[kafka(versions = "10+")]
@@ -61,6 +64,7 @@ pub struct NodeEndpoint {
 
 /// A struct of [`ProduceResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionProduceResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -109,6 +113,7 @@ impl Default for PartitionProduceResponse {
 
 /// A struct of [`ProduceResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct BatchIndexAndErrorMessage {
     /// `int32`, versions 8+.
     #[kafka(versions = "8+")]
@@ -123,6 +128,7 @@ pub struct BatchIndexAndErrorMessage {
 
 /// A struct of [`ProduceResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct LeaderIdAndEpoch {
     /// `int32`, versions 10+, default `-1`, entity type `brokerId`.
     #[kafka(versions = "10+", default = -1)]

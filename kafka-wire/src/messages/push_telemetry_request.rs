@@ -8,6 +8,7 @@ use bytes::Bytes;
 /// The request of API key 72: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 72, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct PushTelemetryRequest {
     /// `uuid`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 84: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 84, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct ReadShareGroupStateResponse {
     /// `[]ReadStateResult`, versions 0+.
     #[kafka(versions = "0+")]
@@ -18,6 +19,7 @@ pub struct ReadShareGroupStateResponse {
 
 /// A struct of [`ReadShareGroupStateResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct ReadStateResult {
     /// `uuid`, versions 0+.
     #[kafka(versions = "0+")]
@@ -32,6 +34,7 @@ pub struct ReadStateResult {
 
 /// A struct of [`ReadShareGroupStateResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionResult {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -58,6 +61,7 @@ pub struct PartitionResult {
 
 /// A struct of [`ReadShareGroupStateResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct StateBatch {
     /// `int64`, versions 0+.
     #[kafka(versions = "0+")]

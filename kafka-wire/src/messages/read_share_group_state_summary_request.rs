@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 87: versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 87, versions = "0-1", flexible = "0+")]
+#[non_exhaustive]
 pub struct ReadShareGroupStateSummaryRequest {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct ReadShareGroupStateSummaryRequest {
 
 /// A struct of [`ReadShareGroupStateSummaryRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct ReadStateSummaryData {
     /// `uuid`, versions 0+.
     #[kafka(versions = "0+")]
@@ -35,6 +37,7 @@ pub struct ReadStateSummaryData {
 
 /// A struct of [`ReadShareGroupStateSummaryRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionData {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

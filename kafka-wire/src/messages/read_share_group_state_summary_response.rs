@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 87: versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 87, versions = "0-1", flexible = "0+")]
+#[non_exhaustive]
 pub struct ReadShareGroupStateSummaryResponse {
     /// `[]ReadStateSummaryResult`, versions 0+.
     #[kafka(versions = "0+")]
@@ -18,6 +19,7 @@ pub struct ReadShareGroupStateSummaryResponse {
 
 /// A struct of [`ReadShareGroupStateSummaryResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct ReadStateSummaryResult {
     /// `uuid`, versions 0+.
     #[kafka(versions = "0+")]
@@ -32,6 +34,7 @@ pub struct ReadStateSummaryResult {
 
 /// A struct of [`ReadShareGroupStateSummaryResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionResult {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

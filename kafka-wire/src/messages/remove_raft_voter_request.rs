@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 81: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 81, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct RemoveRaftVoterRequest {
     /// `string`, versions 0+, nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]

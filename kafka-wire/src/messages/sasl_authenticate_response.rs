@@ -8,6 +8,7 @@ use bytes::Bytes;
 /// The response of API key 36: versions 0-2, flexible 2+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 36, versions = "0-2", flexible = "2+")]
+#[non_exhaustive]
 pub struct SaslAuthenticateResponse {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]

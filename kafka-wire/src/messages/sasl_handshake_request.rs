@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString};
 /// The request of API key 17: versions 0-1, flexible none.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 17, versions = "0-1", flexible = "none")]
+#[non_exhaustive]
 pub struct SaslHandshakeRequest {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString};
 /// The response of API key 17: versions 0-1, flexible none.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 17, versions = "0-1", flexible = "none")]
+#[non_exhaustive]
 pub struct SaslHandshakeResponse {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 79: versions 1-2, flexible 1+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 79, versions = "1-2", flexible = "1+")]
+#[non_exhaustive]
 pub struct ShareAcknowledgeRequest {
     /// `string`, versions 1+, nullable 1+, default `null`, entity type `groupId`.
     #[kafka(versions = "1+", nullable = "1+", default = "null")]
@@ -43,6 +44,7 @@ impl Default for ShareAcknowledgeRequest {
 
 /// A struct of [`ShareAcknowledgeRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AcknowledgeTopic {
     /// `uuid`, versions 1+, map key.
     #[kafka(versions = "1+")]
@@ -57,6 +59,7 @@ pub struct AcknowledgeTopic {
 
 /// A struct of [`ShareAcknowledgeRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AcknowledgePartition {
     /// `int32`, versions 1+, map key.
     #[kafka(versions = "1+")]
@@ -71,6 +74,7 @@ pub struct AcknowledgePartition {
 
 /// A struct of [`ShareAcknowledgeRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AcknowledgementBatch {
     /// `int64`, versions 1+.
     #[kafka(versions = "1+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 79: versions 1-2, flexible 1+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 79, versions = "1-2", flexible = "1+")]
+#[non_exhaustive]
 pub struct ShareAcknowledgeResponse {
     /// `int32`, versions 1+.
     #[kafka(versions = "1+")]
@@ -33,6 +34,7 @@ pub struct ShareAcknowledgeResponse {
 
 /// A struct of [`ShareAcknowledgeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct ShareAcknowledgeTopicResponse {
     /// `uuid`, versions 1+, map key.
     #[kafka(versions = "1+")]
@@ -47,6 +49,7 @@ pub struct ShareAcknowledgeTopicResponse {
 
 /// A struct of [`ShareAcknowledgeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct NodeEndpoint {
     /// `int32`, versions 1+, entity type `brokerId`, map key.
     #[kafka(versions = "1+")]
@@ -67,6 +70,7 @@ pub struct NodeEndpoint {
 
 /// A struct of [`ShareAcknowledgeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionData {
     /// `int32`, versions 1+.
     #[kafka(versions = "1+")]
@@ -87,6 +91,7 @@ pub struct PartitionData {
 
 /// A struct of [`ShareAcknowledgeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct LeaderIdAndEpoch {
     /// `int32`, versions 1+.
     #[kafka(versions = "1+")]

@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 78: versions 1-2, flexible 1+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 78, versions = "1-2", flexible = "1+")]
+#[non_exhaustive]
 pub struct ShareFetchRequest {
     /// `string`, versions 1+, nullable 1+, default `null`, entity type `groupId`.
     #[kafka(versions = "1+", nullable = "1+", default = "null")]
@@ -71,6 +72,7 @@ impl Default for ShareFetchRequest {
 
 /// A struct of [`ShareFetchRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct FetchTopic {
     /// `uuid`, versions 1+, map key.
     #[kafka(versions = "1+")]
@@ -85,6 +87,7 @@ pub struct FetchTopic {
 
 /// A struct of [`ShareFetchRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct ForgottenTopic {
     /// `uuid`, versions 1+.
     #[kafka(versions = "1+")]
@@ -99,6 +102,7 @@ pub struct ForgottenTopic {
 
 /// A struct of [`ShareFetchRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct FetchPartition {
     /// `int32`, versions 1+, map key.
     #[kafka(versions = "1+")]
@@ -113,6 +117,7 @@ pub struct FetchPartition {
 
 /// A struct of [`ShareFetchRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AcknowledgementBatch {
     /// `int64`, versions 1+.
     #[kafka(versions = "1+")]

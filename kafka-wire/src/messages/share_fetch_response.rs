@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, Records, UnknownTaggedFields, Uuid};
 /// The response of API key 78: versions 1-2, flexible 1+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 78, versions = "1-2", flexible = "1+")]
+#[non_exhaustive]
 pub struct ShareFetchResponse {
     /// `int32`, versions 1+.
     #[kafka(versions = "1+")]
@@ -33,6 +34,7 @@ pub struct ShareFetchResponse {
 
 /// A struct of [`ShareFetchResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct ShareFetchableTopicResponse {
     /// `uuid`, versions 1+, map key.
     #[kafka(versions = "1+")]
@@ -47,6 +49,7 @@ pub struct ShareFetchableTopicResponse {
 
 /// A struct of [`ShareFetchResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct NodeEndpoint {
     /// `int32`, versions 1+, entity type `brokerId`, map key.
     #[kafka(versions = "1+")]
@@ -67,6 +70,7 @@ pub struct NodeEndpoint {
 
 /// A struct of [`ShareFetchResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionData {
     /// `int32`, versions 1+.
     #[kafka(versions = "1+")]
@@ -99,6 +103,7 @@ pub struct PartitionData {
 
 /// A struct of [`ShareFetchResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct LeaderIdAndEpoch {
     /// `int32`, versions 1+.
     #[kafka(versions = "1+")]
@@ -113,6 +118,7 @@ pub struct LeaderIdAndEpoch {
 
 /// A struct of [`ShareFetchResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct AcquiredRecords {
     /// `int64`, versions 1+.
     #[kafka(versions = "1+")]

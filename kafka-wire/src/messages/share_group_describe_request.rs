@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 77: versions 1, flexible 1+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 77, versions = "1", flexible = "1+")]
+#[non_exhaustive]
 pub struct ShareGroupDescribeRequest {
     /// `[]string`, versions 1+, entity type `groupId`.
     #[kafka(versions = "1+")]

@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 77: versions 1, flexible 1+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 77, versions = "1", flexible = "1+")]
+#[non_exhaustive]
 pub struct ShareGroupDescribeResponse {
     /// `int32`, versions 1+.
     #[kafka(versions = "1+")]
@@ -21,6 +22,7 @@ pub struct ShareGroupDescribeResponse {
 
 /// A struct of [`ShareGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribedGroup {
     /// `int16`, versions 1+.
     #[kafka(versions = "1+")]
@@ -73,6 +75,7 @@ impl Default for DescribedGroup {
 
 /// A struct of [`ShareGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Member {
     /// `string`, versions 1+.
     #[kafka(versions = "1+")]
@@ -102,6 +105,7 @@ pub struct Member {
 
 /// A struct of [`ShareGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Assignment {
     /// `[]TopicPartitions`, versions 1+.
     #[kafka(versions = "1+")]
@@ -113,6 +117,7 @@ pub struct Assignment {
 
 /// A struct of [`ShareGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicPartitions {
     /// `uuid`, versions 1+.
     #[kafka(versions = "1+")]

@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 76: versions 1, flexible 1+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 76, versions = "1", flexible = "1+")]
+#[non_exhaustive]
 pub struct ShareGroupHeartbeatResponse {
     /// `int32`, versions 1+.
     #[kafka(versions = "1+")]
@@ -36,6 +37,7 @@ pub struct ShareGroupHeartbeatResponse {
 
 /// A struct of [`ShareGroupHeartbeatResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Assignment {
     /// `[]TopicPartitions`, versions 1+.
     #[kafka(versions = "1+")]
@@ -47,6 +49,7 @@ pub struct Assignment {
 
 /// A struct of [`ShareGroupHeartbeatResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicPartitions {
     /// `uuid`, versions 1+.
     #[kafka(versions = "1+")]

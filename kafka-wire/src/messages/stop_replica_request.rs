@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 5: versions 0-4, flexible 2+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 5, versions = "0-4", flexible = "2+")]
+#[non_exhaustive]
 pub struct StopReplicaRequest {
     /// `int32`, versions 0+, entity type `brokerId`.
     #[kafka(versions = "0+")]
@@ -55,6 +56,7 @@ impl Default for StopReplicaRequest {
 
 /// A struct of [`StopReplicaRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct StopReplicaPartitionV0 {
     /// `string`, versions 0, entity type `topicName`.
     #[kafka(versions = "0")]
@@ -69,6 +71,7 @@ pub struct StopReplicaPartitionV0 {
 
 /// A struct of [`StopReplicaRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct StopReplicaTopicV1 {
     /// `string`, versions 1-2, entity type `topicName`.
     #[kafka(versions = "1-2")]
@@ -83,6 +86,7 @@ pub struct StopReplicaTopicV1 {
 
 /// A struct of [`StopReplicaRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct StopReplicaTopicState {
     /// `string`, versions 3+, entity type `topicName`.
     #[kafka(versions = "3+")]
@@ -97,6 +101,7 @@ pub struct StopReplicaTopicState {
 
 /// A struct of [`StopReplicaRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct StopReplicaPartitionState {
     /// `int32`, versions 3+.
     #[kafka(versions = "3+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 5: versions 0-4, flexible 2+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 5, versions = "0-4", flexible = "2+")]
+#[non_exhaustive]
 pub struct StopReplicaResponse {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct StopReplicaResponse {
 
 /// A struct of [`StopReplicaResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct StopReplicaPartitionError {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]

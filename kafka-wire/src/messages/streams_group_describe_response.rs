@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 89: versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 89, versions = "0-1", flexible = "0+")]
+#[non_exhaustive]
 pub struct StreamsGroupDescribeResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct StreamsGroupDescribeResponse {
 
 /// A struct of [`StreamsGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct DescribedGroup {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]
@@ -85,6 +87,7 @@ impl Default for DescribedGroup {
 
 /// A struct of [`StreamsGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Topology {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -99,6 +102,7 @@ pub struct Topology {
 
 /// A struct of [`StreamsGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Member {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -152,6 +156,7 @@ pub struct Member {
 
 /// A struct of [`StreamsGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopologyDescription {
     /// `[]TopologyDescriptionSubtopology`, versions 1+.
     #[kafka(versions = "1+")]
@@ -166,6 +171,7 @@ pub struct TopologyDescription {
 
 /// A struct of [`StreamsGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Subtopology {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -189,6 +195,7 @@ pub struct Subtopology {
 
 /// A struct of [`StreamsGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Endpoint {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -203,6 +210,7 @@ pub struct Endpoint {
 
 /// A struct of [`StreamsGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct KeyValue {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -217,6 +225,7 @@ pub struct KeyValue {
 
 /// A struct of [`StreamsGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TaskOffset {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -234,6 +243,7 @@ pub struct TaskOffset {
 
 /// A struct of [`StreamsGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Assignment {
     /// `[]TaskIds`, versions 0+.
     #[kafka(versions = "0+")]
@@ -251,6 +261,7 @@ pub struct Assignment {
 
 /// A struct of [`StreamsGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopologyDescriptionSubtopology {
     /// `string`, versions 1+.
     #[kafka(versions = "1+")]
@@ -265,6 +276,7 @@ pub struct TopologyDescriptionSubtopology {
 
 /// A struct of [`StreamsGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopologyDescriptionGlobalStore {
     /// `TopologyDescriptionNode`, versions 1+.
     #[kafka(versions = "1+")]
@@ -279,6 +291,7 @@ pub struct TopologyDescriptionGlobalStore {
 
 /// A struct of [`StreamsGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicInfo {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -299,6 +312,7 @@ pub struct TopicInfo {
 
 /// A struct of [`StreamsGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TaskIds {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -313,6 +327,7 @@ pub struct TaskIds {
 
 /// A struct of [`StreamsGroupDescribeResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopologyDescriptionNode {
     /// `string`, versions 1+.
     #[kafka(versions = "1+")]

@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 88: versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 88, versions = "0-1", flexible = "0+")]
+#[non_exhaustive]
 pub struct StreamsGroupHeartbeatRequest {
     /// `string`, versions 0+, entity type `groupId`.
     #[kafka(versions = "0+")]
@@ -91,6 +92,7 @@ impl Default for StreamsGroupHeartbeatRequest {
 
 /// A struct of [`StreamsGroupHeartbeatRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Topology {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -105,6 +107,7 @@ pub struct Topology {
 
 /// A struct of [`StreamsGroupHeartbeatRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TaskIds {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -119,6 +122,7 @@ pub struct TaskIds {
 
 /// A struct of [`StreamsGroupHeartbeatRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Endpoint {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -133,6 +137,7 @@ pub struct Endpoint {
 
 /// A struct of [`StreamsGroupHeartbeatRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct KeyValue {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -147,6 +152,7 @@ pub struct KeyValue {
 
 /// A struct of [`StreamsGroupHeartbeatRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TaskOffset {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -164,6 +170,7 @@ pub struct TaskOffset {
 
 /// A struct of [`StreamsGroupHeartbeatRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Subtopology {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -193,6 +200,7 @@ pub struct Subtopology {
 
 /// A struct of [`StreamsGroupHeartbeatRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicInfo {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -213,6 +221,7 @@ pub struct TopicInfo {
 
 /// A struct of [`StreamsGroupHeartbeatRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct CopartitionGroup {
     /// `[]int16`, versions 0+.
     #[kafka(versions = "0+")]

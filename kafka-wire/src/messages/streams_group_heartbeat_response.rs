@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 88: versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 88, versions = "0-1", flexible = "0+")]
+#[non_exhaustive]
 pub struct StreamsGroupHeartbeatResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -87,6 +88,7 @@ impl Default for StreamsGroupHeartbeatResponse {
 
 /// A struct of [`StreamsGroupHeartbeatResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Status {
     /// `int8`, versions 0+.
     #[kafka(versions = "0+")]
@@ -101,6 +103,7 @@ pub struct Status {
 
 /// A struct of [`StreamsGroupHeartbeatResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TaskIds {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -115,6 +118,7 @@ pub struct TaskIds {
 
 /// A struct of [`StreamsGroupHeartbeatResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct EndpointToPartitions {
     /// `Endpoint`, versions 0+.
     #[kafka(versions = "0+")]
@@ -132,6 +136,7 @@ pub struct EndpointToPartitions {
 
 /// A struct of [`StreamsGroupHeartbeatResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Endpoint {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -146,6 +151,7 @@ pub struct Endpoint {
 
 /// A struct of [`StreamsGroupHeartbeatResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicPartition {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]

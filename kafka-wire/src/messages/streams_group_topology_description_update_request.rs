@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 93: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 93, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct StreamsGroupTopologyDescriptionUpdateRequest {
     /// `string`, versions 0+, entity type `groupId`.
     #[kafka(versions = "0+")]
@@ -27,6 +28,7 @@ pub struct StreamsGroupTopologyDescriptionUpdateRequest {
 
 /// A struct of [`StreamsGroupTopologyDescriptionUpdateRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopologyDescription {
     /// `[]TopologyDescriptionSubtopology`, versions 0+.
     #[kafka(versions = "0+")]
@@ -41,6 +43,7 @@ pub struct TopologyDescription {
 
 /// A struct of [`StreamsGroupTopologyDescriptionUpdateRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopologyDescriptionSubtopology {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -55,6 +58,7 @@ pub struct TopologyDescriptionSubtopology {
 
 /// A struct of [`StreamsGroupTopologyDescriptionUpdateRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopologyDescriptionGlobalStore {
     /// `TopologyDescriptionNode`, versions 0+.
     #[kafka(versions = "0+")]
@@ -69,6 +73,7 @@ pub struct TopologyDescriptionGlobalStore {
 
 /// A struct of [`StreamsGroupTopologyDescriptionUpdateRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopologyDescriptionNode {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]

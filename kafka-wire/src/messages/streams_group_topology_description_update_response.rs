@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 93: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 93, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct StreamsGroupTopologyDescriptionUpdateResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

@@ -8,6 +8,7 @@ use bytes::Bytes;
 /// The request of API key 14: versions 0-5, flexible 4+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 14, versions = "0-5", flexible = "4+")]
+#[non_exhaustive]
 pub struct SyncGroupRequest {
     /// `string`, versions 0+, entity type `groupId`.
     #[kafka(versions = "0+")]
@@ -37,6 +38,7 @@ pub struct SyncGroupRequest {
 
 /// A struct of [`SyncGroupRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct SyncGroupRequestAssignment {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]

@@ -8,6 +8,7 @@ use bytes::Bytes;
 /// The response of API key 14: versions 0-5, flexible 4+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 14, versions = "0-5", flexible = "4+")]
+#[non_exhaustive]
 pub struct SyncGroupResponse {
     /// `int32`, versions 1+, ignorable.
     #[kafka(versions = "1+", ignorable)]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 28: versions 0-6, flexible 3+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 28, versions = "0-6", flexible = "3+")]
+#[non_exhaustive]
 pub struct TxnOffsetCommitRequest {
     /// `string`, versions 0+, entity type `transactionalId`.
     #[kafka(versions = "0+")]
@@ -55,6 +56,7 @@ impl Default for TxnOffsetCommitRequest {
 
 /// A struct of [`TxnOffsetCommitRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TxnOffsetCommitRequestTopic {
     /// `string`, versions 0-5, ignorable, entity type `topicName`.
     #[kafka(versions = "0-5", ignorable)]
@@ -72,6 +74,7 @@ pub struct TxnOffsetCommitRequestTopic {
 
 /// A struct of [`TxnOffsetCommitRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct TxnOffsetCommitRequestPartition {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

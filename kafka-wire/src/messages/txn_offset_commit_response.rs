@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 28: versions 0-6, flexible 3+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 28, versions = "0-6", flexible = "3+")]
+#[non_exhaustive]
 pub struct TxnOffsetCommitResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct TxnOffsetCommitResponse {
 
 /// A struct of [`TxnOffsetCommitResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TxnOffsetCommitResponseTopic {
     /// `string`, versions 0-5, ignorable, entity type `topicName`.
     #[kafka(versions = "0-5", ignorable)]
@@ -38,6 +40,7 @@ pub struct TxnOffsetCommitResponseTopic {
 
 /// A struct of [`TxnOffsetCommitResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TxnOffsetCommitResponsePartition {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, UnknownTaggedFields};
 /// The request of API key 64: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 64, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct UnregisterBrokerRequest {
     /// `int32`, versions 0+, entity type `brokerId`.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, UnknownTaggedFields};
 /// The request of API key 94: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 94, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct UnregisterControllerRequest {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 94: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 94, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct UnregisterControllerResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 57: versions 0-2, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 57, versions = "0-2", flexible = "0+")]
+#[non_exhaustive]
 pub struct UpdateFeaturesRequest {
     /// `int32`, versions 0+, default `60000`.
     #[kafka(versions = "0+", default = 60000)]
@@ -35,6 +36,7 @@ impl Default for UpdateFeaturesRequest {
 
 /// A struct of [`UpdateFeaturesRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct FeatureUpdateKey {
     /// `string`, versions 0+, map key.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 57: versions 0-2, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 57, versions = "0-2", flexible = "0+")]
+#[non_exhaustive]
 pub struct UpdateFeaturesResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -39,6 +40,7 @@ impl Default for UpdateFeaturesResponse {
 
 /// A struct of [`UpdateFeaturesResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct UpdatableFeatureResult {
     /// `string`, versions 0-1, map key.
     #[kafka(versions = "0-1")]

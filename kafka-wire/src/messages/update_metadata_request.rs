@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 6: versions 0-8, flexible 6+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 6, versions = "0-8", flexible = "6+")]
+#[non_exhaustive]
 pub struct UpdateMetadataRequest {
     /// `int32`, versions 0+, entity type `brokerId`.
     #[kafka(versions = "0+")]
@@ -55,6 +56,7 @@ impl Default for UpdateMetadataRequest {
 
 /// A struct of [`UpdateMetadataRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct UpdateMetadataPartitionState {
     /// `string`, versions 0-4, ignorable, entity type `topicName`.
     #[kafka(versions = "0-4", ignorable)]
@@ -90,6 +92,7 @@ pub struct UpdateMetadataPartitionState {
 
 /// A struct of [`UpdateMetadataRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct UpdateMetadataTopicState {
     /// `string`, versions 5+, entity type `topicName`.
     #[kafka(versions = "5+")]
@@ -107,6 +110,7 @@ pub struct UpdateMetadataTopicState {
 
 /// A struct of [`UpdateMetadataRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct UpdateMetadataBroker {
     /// `int32`, versions 0+, entity type `brokerId`.
     #[kafka(versions = "0+")]
@@ -143,6 +147,7 @@ impl Default for UpdateMetadataBroker {
 
 /// A struct of [`UpdateMetadataRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct UpdateMetadataEndpoint {
     /// `int32`, versions 1+.
     #[kafka(versions = "1+")]

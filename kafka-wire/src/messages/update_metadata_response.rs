@@ -7,6 +7,7 @@ use crate::{KafkaMessage, UnknownTaggedFields};
 /// The response of API key 6: versions 0-8, flexible 6+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 6, versions = "0-8", flexible = "6+")]
+#[non_exhaustive]
 pub struct UpdateMetadataResponse {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]

@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 82: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 82, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct UpdateRaftVoterRequest {
     /// `string`, versions 0+, nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
@@ -47,6 +48,7 @@ impl Default for UpdateRaftVoterRequest {
 
 /// A struct of [`UpdateRaftVoterRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct Listener {
     /// `string`, versions 0+, map key.
     #[kafka(versions = "0+")]
@@ -64,6 +66,7 @@ pub struct Listener {
 
 /// A struct of [`UpdateRaftVoterRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct KRaftVersionFeature {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]

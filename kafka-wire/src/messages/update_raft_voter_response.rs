@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 82: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 82, versions = "0", flexible = "0+")]
+#[non_exhaustive]
 pub struct UpdateRaftVoterResponse {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -24,6 +25,7 @@ pub struct UpdateRaftVoterResponse {
 
 /// A struct of [`UpdateRaftVoterResponse`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct CurrentLeader {
     /// `int32`, versions 0+, default `-1`, entity type `brokerId`.
     #[kafka(versions = "0+", default = -1)]

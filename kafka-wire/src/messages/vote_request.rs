@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 52: versions 0-2, flexible 0+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 #[kafka(key = 52, versions = "0-2", flexible = "0+")]
+#[non_exhaustive]
 pub struct VoteRequest {
     /// `string`, versions 0+, nullable 0+, default `null`.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
@@ -35,6 +36,7 @@ impl Default for VoteRequest {
 
 /// A struct of [`VoteRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicData {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -49,6 +51,7 @@ pub struct TopicData {
 
 /// A struct of [`VoteRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionData {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

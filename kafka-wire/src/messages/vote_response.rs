@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 52: versions 0-2, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 52, versions = "0-2", flexible = "0+")]
+#[non_exhaustive]
 pub struct VoteResponse {
     /// `int16`, versions 0+.
     #[kafka(versions = "0+")]
@@ -24,6 +25,7 @@ pub struct VoteResponse {
 
 /// A struct of [`VoteResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct TopicData {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -38,6 +40,7 @@ pub struct TopicData {
 
 /// A struct of [`VoteResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct NodeEndpoint {
     /// `int32`, versions 1+, entity type `brokerId`, map key.
     #[kafka(versions = "1+")]
@@ -55,6 +58,7 @@ pub struct NodeEndpoint {
 
 /// A struct of [`VoteResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionData {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

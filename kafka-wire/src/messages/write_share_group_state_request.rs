@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The request of API key 85: versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 85, versions = "0-1", flexible = "0+")]
+#[non_exhaustive]
 pub struct WriteShareGroupStateRequest {
     /// `string`, versions 0+.
     #[kafka(versions = "0+")]
@@ -21,6 +22,7 @@ pub struct WriteShareGroupStateRequest {
 
 /// A struct of [`WriteShareGroupStateRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct WriteStateData {
     /// `uuid`, versions 0+.
     #[kafka(versions = "0+")]
@@ -35,6 +37,7 @@ pub struct WriteStateData {
 
 /// A struct of [`WriteShareGroupStateRequest`].
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionData {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]
@@ -75,6 +78,7 @@ impl Default for PartitionData {
 
 /// A struct of [`WriteShareGroupStateRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct StateBatch {
     /// `int64`, versions 0+.
     #[kafka(versions = "0+")]

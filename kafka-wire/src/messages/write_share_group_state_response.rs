@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 /// The response of API key 85: versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 85, versions = "0-1", flexible = "0+")]
+#[non_exhaustive]
 pub struct WriteShareGroupStateResponse {
     /// `[]WriteStateResult`, versions 0+.
     #[kafka(versions = "0+")]
@@ -18,6 +19,7 @@ pub struct WriteShareGroupStateResponse {
 
 /// A struct of [`WriteShareGroupStateResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct WriteStateResult {
     /// `uuid`, versions 0+.
     #[kafka(versions = "0+")]
@@ -32,6 +34,7 @@ pub struct WriteStateResult {
 
 /// A struct of [`WriteShareGroupStateResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct PartitionResult {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

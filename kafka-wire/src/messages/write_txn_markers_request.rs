@@ -7,6 +7,7 @@ use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The request of API key 27: versions 0-2, flexible 1+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 27, versions = "0-2", flexible = "1+")]
+#[non_exhaustive]
 pub struct WriteTxnMarkersRequest {
     /// `[]WritableTxnMarker`, versions 0+.
     #[kafka(versions = "0+")]
@@ -18,6 +19,7 @@ pub struct WriteTxnMarkersRequest {
 
 /// A struct of [`WriteTxnMarkersRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct WritableTxnMarker {
     /// `int64`, versions 0+, entity type `producerId`.
     #[kafka(versions = "0+")]
@@ -44,6 +46,7 @@ pub struct WritableTxnMarker {
 
 /// A struct of [`WriteTxnMarkersRequest`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct WritableTxnMarkerTopic {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]

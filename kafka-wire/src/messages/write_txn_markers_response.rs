@@ -7,6 +7,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 /// The response of API key 27: versions 0-2, flexible 1+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 27, versions = "0-2", flexible = "1+")]
+#[non_exhaustive]
 pub struct WriteTxnMarkersResponse {
     /// `[]WritableTxnMarkerResult`, versions 0+.
     #[kafka(versions = "0+")]
@@ -18,6 +19,7 @@ pub struct WriteTxnMarkersResponse {
 
 /// A struct of [`WriteTxnMarkersResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct WritableTxnMarkerResult {
     /// `int64`, versions 0+, entity type `producerId`.
     #[kafka(versions = "0+")]
@@ -32,6 +34,7 @@ pub struct WritableTxnMarkerResult {
 
 /// A struct of [`WriteTxnMarkersResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct WritableTxnMarkerTopicResult {
     /// `string`, versions 0+, entity type `topicName`.
     #[kafka(versions = "0+")]
@@ -46,6 +49,7 @@ pub struct WritableTxnMarkerTopicResult {
 
 /// A struct of [`WriteTxnMarkersResponse`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[non_exhaustive]
 pub struct WritableTxnMarkerPartitionResult {
     /// `int32`, versions 0+.
     #[kafka(versions = "0+")]

@@ -11,7 +11,11 @@ use alloc::vec::Vec;
 use bytes::Bytes;
 
 /// The type of a control record.
+///
+/// A later release may name more of Kafka's control types (read as `Other` until then): a
+/// `match` needs a `_` arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ControlRecordType {
     /// The transaction was aborted (type 0).
     Abort,

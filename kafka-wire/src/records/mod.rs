@@ -98,7 +98,11 @@ pub mod attributes {
 }
 
 /// A compression codec, as numbered in the batch attributes.
+///
+/// Kafka may add codecs (three attribute bits leave room for three more): a `match` needs a `_`
+/// arm.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Compression {
     /// Not compressed.
     #[default]
@@ -167,7 +171,7 @@ impl fmt::Display for Compression {
     }
 }
 
-/// What a batch's timestamps mean.
+/// What a batch's timestamps mean: one attribute bit, so no other variant can come.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum TimestampType {
     /// Set by the producer.

@@ -29,12 +29,10 @@ use tokio_util::codec::{Decoder, Encoder};
 /// use tokio_util::codec::{Decoder, Encoder};
 ///
 /// let mut codec = ClientCodec::<RequestBody>::new();
-/// let header = |correlation_id| RequestHeader {
-///     request_api_key: 3,
-///     request_api_version: 12,
-///     correlation_id,
-///     ..Default::default()
-/// };
+/// let header = |correlation_id| RequestHeader::default()
+///     .with_request_api_key(3)
+///     .with_request_api_version(12)
+///     .with_correlation_id(correlation_id);
 /// let mut out = BytesMut::new();
 /// codec.encode((header(7), RequestBody::Metadata(MetadataRequest::default())), &mut out)?;
 /// assert_eq!(codec.in_flight(), 1);
@@ -46,7 +44,7 @@ use tokio_util::codec::{Decoder, Encoder};
 ///
 /// // The server's answer, read at the version the request was sent at.
 /// let mut wire = BytesMut::new();
-/// let answer = ResponseHeader { correlation_id: 7, ..Default::default() };
+/// let answer = ResponseHeader::default().with_correlation_id(7);
 /// frame::encode_response(&mut wire, &answer, &ResponseBody::Metadata(MetadataResponse::default()), 12)?;
 /// let response = codec.decode(&mut wire)?.expect("a whole frame");
 /// assert_eq!((response.header.correlation_id, response.version), (7, 12));

@@ -39,13 +39,11 @@
 //!
 //! let socket = TcpStream::connect(addr).await?;
 //! let mut conn = Framed::new(socket, ClientCodec::<RequestBody>::new());
-//! let header = RequestHeader {
-//!     request_api_key: ApiVersionsRequest::API_KEY,
-//!     request_api_version: 3,
-//!     correlation_id: 1,
-//!     client_id: Some(KafkaString::from_static("doc")),
-//!     ..Default::default()
-//! };
+//! let header = RequestHeader::default()
+//!     .with_request_api_key(ApiVersionsRequest::API_KEY)
+//!     .with_request_api_version(3)
+//!     .with_correlation_id(1)
+//!     .with_client_id(Some(KafkaString::from_static("doc")));
 //! conn.send((header, RequestBody::ApiVersions(ApiVersionsRequest::default()))).await?;
 //! let response = conn.next().await.expect("an answer")?;
 //! assert_eq!((response.header.correlation_id, response.version), (1, 3));
@@ -124,17 +122,15 @@ const API_VERSIONS_KEY: i16 = 18;
 /// use kafka_wire::messages::{ApiVersionsResponse, FetchResponse, RequestHeader};
 /// use kafka_wire::tokio::Response;
 ///
-/// let request = RequestHeader {
-///     request_api_key: 1,
-///     request_api_version: 12,
-///     correlation_id: 9,
-///     ..Default::default()
-/// };
+/// let request = RequestHeader::default()
+///     .with_request_api_key(1)
+///     .with_request_api_version(12)
+///     .with_correlation_id(9);
 /// let response = Response::for_request(&request, ResponseBody::Fetch(FetchResponse::default()));
 /// assert_eq!((response.header.correlation_id, response.version), (9, 12));
 ///
 /// // An ApiVersions request at a version Kafka's set lacks is answered at version 0.
-/// let probe = RequestHeader { request_api_key: 18, request_api_version: 99, ..request };
+/// let probe = request.clone().with_request_api_key(18).with_request_api_version(99);
 /// let body = ResponseBody::ApiVersions(ApiVersionsResponse::default());
 /// assert_eq!(Response::for_request(&probe, body).version, 0);
 /// ```

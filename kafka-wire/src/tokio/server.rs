@@ -28,12 +28,10 @@ use tokio_util::codec::{Decoder, Encoder};
 /// use tokio_util::codec::{Decoder, Encoder};
 ///
 /// let mut codec = ServerCodec::<RequestBody>::with_max_frame_size(1024);
-/// let header = RequestHeader {
-///     request_api_key: 3,
-///     request_api_version: 12,
-///     correlation_id: 5,
-///     ..Default::default()
-/// };
+/// let header = RequestHeader::default()
+///     .with_request_api_key(3)
+///     .with_request_api_version(12)
+///     .with_correlation_id(5);
 /// let mut wire = BytesMut::new();
 /// frame::encode_request(&mut wire, &header, &RequestBody::Metadata(MetadataRequest::default()))?;
 ///

@@ -37,27 +37,28 @@ pub fn write_txn_markers_request(
     topics: usize,
     partitions: usize,
 ) -> WriteTxnMarkersRequest {
-    WriteTxnMarkersRequest {
-        markers: (0..markers)
-            .map(|m| WritableTxnMarker {
-                producer_id: producer_id(m),
-                producer_epoch: (m % 7) as i16,
-                transaction_result: m % 3 != 0,
-                topics: (0..topics)
-                    .map(|t| WritableTxnMarkerTopic {
-                        name: txn_topic(t),
-                        partition_indexes: (0..partitions)
-                            .map(|p| txn_partition(m, t, p))
+    WriteTxnMarkersRequest::default().with_markers(
+        (0..markers)
+            .map(|m| {
+                WritableTxnMarker::default()
+                    .with_producer_id(producer_id(m))
+                    .with_producer_epoch((m % 7) as i16)
+                    .with_transaction_result(m % 3 != 0)
+                    .with_topics(
+                        (0..topics)
+                            .map(|t| {
+                                WritableTxnMarkerTopic::default()
+                                    .with_name(txn_topic(t))
+                                    .with_partition_indexes(
+                                        (0..partitions).map(|p| txn_partition(m, t, p)).collect(),
+                                    )
+                            })
                             .collect(),
-                        ..Default::default()
-                    })
-                    .collect(),
-                coordinator_epoch: 1000 + (m / 10) as i32,
-                ..Default::default()
+                    )
+                    .with_coordinator_epoch(1000 + (m / 10) as i32)
             })
             .collect(),
-        ..Default::default()
-    }
+    )
 }
 
 /// The answer to [`write_txn_markers_request`] of the same shape: mostly no error, one partition
@@ -69,28 +70,33 @@ pub fn write_txn_markers_response(
 ) -> WriteTxnMarkersResponse {
     // NONE, then NOT_LEADER_OR_FOLLOWER, INVALID_TXN_STATE and CORRUPT_MESSAGE.
     const ERRORS: [i16; 8] = [0, 0, 6, 0, 0, 48, 0, 2];
-    WriteTxnMarkersResponse {
-        markers: (0..markers)
-            .map(|m| WritableTxnMarkerResult {
-                producer_id: producer_id(m),
-                topics: (0..topics)
-                    .map(|t| WritableTxnMarkerTopicResult {
-                        name: txn_topic(t),
-                        partitions: (0..partitions)
-                            .map(|p| WritableTxnMarkerPartitionResult {
-                                partition_index: txn_partition(m, t, p),
-                                error_code: ERRORS[(m + t + p) % ERRORS.len()],
-                                ..Default::default()
+    WriteTxnMarkersResponse::default().with_markers(
+        (0..markers)
+            .map(|m| {
+                WritableTxnMarkerResult::default()
+                    .with_producer_id(producer_id(m))
+                    .with_topics(
+                        (0..topics)
+                            .map(|t| {
+                                WritableTxnMarkerTopicResult::default()
+                                    .with_name(txn_topic(t))
+                                    .with_partitions(
+                                        (0..partitions)
+                                            .map(|p| {
+                                                WritableTxnMarkerPartitionResult::default()
+                                                    .with_partition_index(txn_partition(m, t, p))
+                                                    .with_error_code(
+                                                        ERRORS[(m + t + p) % ERRORS.len()],
+                                                    )
+                                            })
+                                            .collect(),
+                                    )
                             })
                             .collect(),
-                        ..Default::default()
-                    })
-                    .collect(),
-                ..Default::default()
+                    )
             })
             .collect(),
-        ..Default::default()
-    }
+    )
 }
 
 /// A topic id that looks like Kafka's (random bits), fixed by `seed`.
@@ -112,46 +118,51 @@ const TOPIC_OPERATIONS: i32 = 0b1101_1111_1000;
 pub fn metadata_response() -> MetadataResponse {
     let racks = ["eu-west-1a", "eu-west-1b", "eu-west-1c"];
     let broker = |p: usize| (p % BROKERS) as i32 + 1;
-    MetadataResponse {
-        throttle_time_ms: 0,
-        brokers: (0..BROKERS)
-            .map(|b| MetadataResponseBroker {
-                node_id: b as i32 + 1,
-                host: KafkaString::from(format!("kafka-{b}.kafka.prod.internal")),
-                port: 9092,
-                rack: Some(KafkaString::from_static(racks[b % racks.len()])),
-                ..Default::default()
-            })
-            .collect(),
-        cluster_id: Some(KafkaString::from_static("Q2Hx7kTnRYy0mQ3vC8dF1w")),
-        controller_id: 2,
-        topics: (0..TOPICS)
-            .map(|t| MetadataResponseTopic {
-                error_code: 0,
-                name: Some(KafkaString::from(format!("orders.service-{t:03}.events"))),
-                topic_id: topic_id(t as u64),
-                is_internal: false,
-                partitions: (0..PARTITIONS)
-                    .map(|p| {
-                        let replicas: Vec<i32> = (0..3).map(|r| broker(t + p + r)).collect();
-                        MetadataResponsePartition {
-                            error_code: 0,
-                            partition_index: p as i32,
-                            leader_id: replicas[0],
-                            leader_epoch: ((t * 31 + p) % 40) as i32,
-                            isr_nodes: replicas.clone().into(),
-                            replica_nodes: replicas.into(),
-                            offline_replicas: Default::default(),
-                            ..Default::default()
-                        }
-                    })
-                    .collect(),
-                topic_authorized_operations: TOPIC_OPERATIONS,
-                ..Default::default()
-            })
-            .collect(),
-        ..Default::default()
-    }
+    MetadataResponse::default()
+        .with_throttle_time_ms(0)
+        .with_brokers(
+            (0..BROKERS)
+                .map(|b| {
+                    MetadataResponseBroker::default()
+                        .with_node_id(b as i32 + 1)
+                        .with_host(KafkaString::from(format!("kafka-{b}.kafka.prod.internal")))
+                        .with_port(9092)
+                        .with_rack(Some(KafkaString::from_static(racks[b % racks.len()])))
+                })
+                .collect(),
+        )
+        .with_cluster_id(Some(KafkaString::from_static("Q2Hx7kTnRYy0mQ3vC8dF1w")))
+        .with_controller_id(2)
+        .with_topics(
+            (0..TOPICS)
+                .map(|t| {
+                    MetadataResponseTopic::default()
+                        .with_error_code(0)
+                        .with_name(Some(KafkaString::from(format!(
+                            "orders.service-{t:03}.events"
+                        ))))
+                        .with_topic_id(topic_id(t as u64))
+                        .with_is_internal(false)
+                        .with_partitions(
+                            (0..PARTITIONS)
+                                .map(|p| {
+                                    let replicas: Vec<i32> =
+                                        (0..3).map(|r| broker(t + p + r)).collect();
+                                    MetadataResponsePartition::default()
+                                        .with_error_code(0)
+                                        .with_partition_index(p as i32)
+                                        .with_leader_id(replicas[0])
+                                        .with_leader_epoch(((t * 31 + p) % 40) as i32)
+                                        .with_isr_nodes(replicas.clone().into())
+                                        .with_replica_nodes(replicas.into())
+                                        .with_offline_replicas(Default::default())
+                                })
+                                .collect(),
+                        )
+                        .with_topic_authorized_operations(TOPIC_OPERATIONS)
+                })
+                .collect(),
+        )
 }
 
 pub const PRODUCE_PARTITIONS: usize = 10;
@@ -162,53 +173,51 @@ pub const FETCH_RECORDS: usize = 64 * 1024;
 /// One topic by id, ten partitions of one 16 KiB batch each, as an idempotent producer with
 /// `acks=all` sends them.
 pub fn produce_request() -> ProduceRequest {
-    ProduceRequest {
-        transactional_id: None,
-        acks: -1,
-        timeout_ms: 30_000,
-        topic_data: vec![TopicProduceData {
-            topic_id: topic_id(1000),
-            partition_data: (0..PRODUCE_PARTITIONS)
-                .map(|p| PartitionProduceData {
-                    index: p as i32,
-                    records: Some(batch(PRODUCE_RECORDS, 0, p as u64)),
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
-        }],
-        ..Default::default()
-    }
+    ProduceRequest::default()
+        .with_transactional_id(None)
+        .with_acks(-1)
+        .with_timeout_ms(30_000)
+        .with_topic_data(vec![TopicProduceData::default()
+            .with_topic_id(topic_id(1000))
+            .with_partition_data(
+                (0..PRODUCE_PARTITIONS)
+                    .map(|p| {
+                        PartitionProduceData::default()
+                            .with_index(p as i32)
+                            .with_records(Some(batch(PRODUCE_RECORDS, 0, p as u64)))
+                    })
+                    .collect(),
+            )])
 }
 
 /// One topic by id, ten partitions of 64 KiB of records each, no aborted transactions.
 pub fn fetch_response() -> FetchResponse {
-    FetchResponse {
-        throttle_time_ms: 0,
-        error_code: 0,
-        session_id: 1_834_712_113,
-        responses: vec![FetchableTopicResponse {
-            topic_id: topic_id(1000),
-            partitions: (0..FETCH_PARTITIONS)
-                .map(|p| {
-                    let high_watermark = 4_000_000 + 1000 * p as i64;
-                    PartitionData {
-                        partition_index: p as i32,
-                        error_code: 0,
-                        high_watermark,
-                        last_stable_offset: high_watermark,
-                        log_start_offset: 0,
-                        aborted_transactions: Some(Vec::new()),
-                        preferred_read_replica: -1,
-                        records: Some(batch(FETCH_RECORDS, high_watermark - 60, 100 + p as u64)),
-                        ..Default::default()
-                    }
-                })
-                .collect(),
-            ..Default::default()
-        }],
-        ..Default::default()
-    }
+    FetchResponse::default()
+        .with_throttle_time_ms(0)
+        .with_error_code(0)
+        .with_session_id(1_834_712_113)
+        .with_responses(vec![FetchableTopicResponse::default()
+            .with_topic_id(topic_id(1000))
+            .with_partitions(
+                (0..FETCH_PARTITIONS)
+                    .map(|p| {
+                        let high_watermark = 4_000_000 + 1000 * p as i64;
+                        PartitionData::default()
+                            .with_partition_index(p as i32)
+                            .with_error_code(0)
+                            .with_high_watermark(high_watermark)
+                            .with_last_stable_offset(high_watermark)
+                            .with_log_start_offset(0)
+                            .with_aborted_transactions(Some(Vec::new()))
+                            .with_preferred_read_replica(-1)
+                            .with_records(Some(batch(
+                                FETCH_RECORDS,
+                                high_watermark - 60,
+                                100 + p as u64,
+                            )))
+                    })
+                    .collect(),
+            )])
 }
 
 /// One uncompressed magic 2 batch of exactly `size` bytes: records with 16-byte keys and values

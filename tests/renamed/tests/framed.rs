@@ -8,13 +8,11 @@ use kw::{ApiMessage, ApiSet, DecodeErrorKind, KafkaString};
 use renamed_dependency::{EchoPart, EchoRequest, EchoResponse, Requests, Responses};
 
 fn header(key: i16, version: i16) -> RequestHeader {
-    RequestHeader {
-        request_api_key: key,
-        request_api_version: version,
-        correlation_id: 11,
-        client_id: Some(KafkaString::from_static("renamed")),
-        ..Default::default()
-    }
+    RequestHeader::default()
+        .with_request_api_key(key)
+        .with_request_api_version(version)
+        .with_correlation_id(11)
+        .with_client_id(Some(KafkaString::from_static("renamed")))
 }
 
 #[test]
@@ -52,10 +50,7 @@ fn a_custom_response_round_trips_through_a_frame() {
         text: None,
         ..Default::default()
     });
-    let h = ResponseHeader {
-        correlation_id: 11,
-        ..Default::default()
-    };
+    let h = ResponseHeader::default().with_correlation_id(11);
     let mut wire = BytesMut::new();
     frame::encode_response(&mut wire, &h, &body, 1).unwrap();
     let frame = wire.split_off(4).freeze();

@@ -35,7 +35,7 @@ pub fn batch_json(view: &BatchView) -> Result<Value> {
         let kind = match control.kind {
             ControlRecordType::Commit => "COMMIT".to_owned(),
             ControlRecordType::Abort => "ABORT".to_owned(),
-            ControlRecordType::Other(id) => format!("type {id}"),
+            other => format!("type {}", other.id()),
         };
         let mut marker = Map::new();
         marker.insert("type".into(), json!(kind));

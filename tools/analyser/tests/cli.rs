@@ -305,31 +305,25 @@ fn exchange() -> Vec<(RequestHeader, RequestBody, ResponseHeader, ResponseBody)>
         .record(Record::new(None, Some("hello".into())).with_timestamp(1_700_000_000_000))
         .encode()
         .unwrap();
-    let produce = ProduceRequest {
-        acks: -1,
-        timeout_ms: 1500,
-        topic_data: vec![produce_request::TopicProduceData {
-            name: KafkaString::from_static("orders"),
-            partition_data: vec![produce_request::PartitionProduceData {
-                index: 2,
-                records: Some(Records::new(records.into_bytes())),
-                ..Default::default()
-            }],
-            ..Default::default()
-        }],
-        ..Default::default()
+    let produce = ProduceRequest::default()
+        .with_acks(-1)
+        .with_timeout_ms(1500)
+        .with_topic_data(vec![produce_request::TopicProduceData::default()
+            .with_name("orders")
+            .with_partition_data(vec![
+                produce_request::PartitionProduceData::default()
+                    .with_index(2)
+                    .with_records(Some(Records::new(records.into_bytes()))),
+            ])]);
+    let header = |key: i16, version: i16, correlation_id: i32| {
+        RequestHeader::default()
+            .with_request_api_key(key)
+            .with_request_api_version(version)
+            .with_correlation_id(correlation_id)
+            .with_client_id(Some(KafkaString::from_static("synthetic")))
     };
-    let header = |key: i16, version: i16, correlation_id: i32| RequestHeader {
-        request_api_key: key,
-        request_api_version: version,
-        correlation_id,
-        client_id: Some(KafkaString::from_static("synthetic")),
-        ..Default::default()
-    };
-    let answer = |correlation_id: i32| ResponseHeader {
-        correlation_id,
-        ..Default::default()
-    };
+    let answer =
+        |correlation_id: i32| ResponseHeader::default().with_correlation_id(correlation_id);
     vec![
         (
             header(18, 3, 1),

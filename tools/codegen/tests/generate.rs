@@ -32,9 +32,10 @@ fn writes_messages_and_sets_that_name_the_renamed_crate() {
         "use kw::{KafkaMessage, KafkaString, UnknownTaggedFields};",
         "#[kafka(crate = \"kw\", key = 1000, versions = \"0-1\", flexible = \"1+\")]",
         // The nested struct names the crate too.
-        "#[kafka(crate = \"kw\")]\n    pub struct Handler {",
+        "#[kafka(crate = \"kw\")]\n    #[non_exhaustive]\n    pub struct Handler {",
+        // A user's own set stays exhaustive: its APIs change only when the user adds one.
+        "#[derive(Debug, Clone, PartialEq, kw::ApiSet)]\n#[kafka(crate = \"kw\", requests, response_set = Responses)]\npub enum Requests {",
         "#[kafka(versions = \"1+\", tag = 0, tagged = \"1+\", default = -1)]",
-        "#[derive(Debug, Clone, PartialEq, kw::ApiSet)]\n#[kafka(crate = \"kw\", requests, response_set = Responses)]",
         "    Ping(PingRequest),",
         "    #[kafka(header_v0 = \"0+\")]\n    ApiVersions(kw::messages::ApiVersionsResponse),",
         "pub use self::ping_response::PingResponse;",

@@ -35,18 +35,21 @@ pub(crate) fn results_by_topic(
 ) -> Vec<AddPartitionsToTxnTopicResult> {
     topics
         .iter()
-        .map(|t| AddPartitionsToTxnTopicResult {
-            name: t.name.clone(),
-            results_by_partition: t
-                .partitions
-                .iter()
-                .map(|p| AddPartitionsToTxnPartitionResult {
-                    partition_index: p,
-                    partition_error_code: code(&TopicPartition::new(t.name.as_str(), p)).code(),
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
+        .map(|t| {
+            AddPartitionsToTxnTopicResult::default()
+                .with_name(t.name.clone())
+                .with_results_by_partition(
+                    t.partitions
+                        .iter()
+                        .map(|p| {
+                            AddPartitionsToTxnPartitionResult::default()
+                                .with_partition_index(p)
+                                .with_partition_error_code(
+                                    code(&TopicPartition::new(t.name.as_str(), p)).code(),
+                                )
+                        })
+                        .collect(),
+                )
         })
         .collect()
 }
@@ -70,10 +73,9 @@ impl Coordinator {
                 topics: &req.v3_and_below_topics,
                 verify_only: false,
             };
-            return AddPartitionsToTxnResponse {
-                results_by_topic_v3_and_below: self.add_for_one(&one, fenced, cluster, now_ms),
-                ..Default::default()
-            };
+            return AddPartitionsToTxnResponse::default().with_results_by_topic_v3_and_below(
+                self.add_for_one(&one, fenced, cluster, now_ms),
+            );
         }
         // Version 4 on: the batched form brokers send, several transactions at once.
         let results = req
@@ -86,18 +88,14 @@ impl Coordinator {
                     topics: &t.topics,
                     verify_only: t.verify_only,
                 };
-                AddPartitionsToTxnResult {
-                    transactional_id: t.transactional_id.clone(),
-                    topic_results: self.add_for_one(&one, fenced, cluster, now_ms),
-                    ..Default::default()
-                }
+                AddPartitionsToTxnResult::default()
+                    .with_transactional_id(t.transactional_id.clone())
+                    .with_topic_results(self.add_for_one(&one, fenced, cluster, now_ms))
             })
             .collect();
-        AddPartitionsToTxnResponse {
-            error_code: ErrorCode::NONE.code(),
-            results_by_transaction: results,
-            ..Default::default()
-        }
+        AddPartitionsToTxnResponse::default()
+            .with_error_code(ErrorCode::NONE.code())
+            .with_results_by_transaction(results)
     }
 
     /// AddPartitionsToTxn for one transaction: one error code per partition.

@@ -14,12 +14,10 @@ use super::{log_failed, Coordinator, NO_PRODUCER};
 const FIRST_VERSION_WITH_FENCED: i16 = 2;
 
 fn end_response(error_code: ErrorCode, identity: (i64, i16)) -> EndTxnResponse {
-    EndTxnResponse {
-        error_code: error_code.code(),
-        producer_id: identity.0,
-        producer_epoch: identity.1,
-        ..Default::default()
-    }
+    EndTxnResponse::default()
+        .with_error_code(error_code.code())
+        .with_producer_id(identity.0)
+        .with_producer_epoch(identity.1)
 }
 
 impl Coordinator {

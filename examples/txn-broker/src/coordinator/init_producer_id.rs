@@ -29,12 +29,10 @@ impl Coordinator {
             Ok(identity) => (ErrorCode::NONE, identity),
             Err(code) => (code, NO_PRODUCER),
         };
-        InitProducerIdResponse {
-            error_code: error_code.code(),
-            producer_id,
-            producer_epoch,
-            ..Default::default()
-        }
+        InitProducerIdResponse::default()
+            .with_error_code(error_code.code())
+            .with_producer_id(producer_id)
+            .with_producer_epoch(producer_epoch)
     }
 
     /// An idempotent producer: a fresh producer id, nothing else to remember.

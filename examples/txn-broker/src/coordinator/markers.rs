@@ -107,22 +107,22 @@ fn marker_for(
     topics: &BTreeMap<&str, Vec<i32>>,
     coordinator_epoch: i32,
 ) -> WritableTxnMarker {
-    WritableTxnMarker {
-        producer_id: meta.producer_id,
-        producer_epoch: meta.producer_epoch,
-        transaction_result: meta.state == TxnState::PrepareCommit,
-        topics: topics
-            .iter()
-            .map(|(topic, partitions)| WritableTxnMarkerTopic {
-                name: KafkaString::from((*topic).to_owned()),
-                partition_indexes: partitions.clone().into(),
-                ..Default::default()
-            })
-            .collect(),
-        coordinator_epoch,
-        transaction_version: meta.transaction_version,
-        ..Default::default()
-    }
+    WritableTxnMarker::default()
+        .with_producer_id(meta.producer_id)
+        .with_producer_epoch(meta.producer_epoch)
+        .with_transaction_result(meta.state == TxnState::PrepareCommit)
+        .with_topics(
+            topics
+                .iter()
+                .map(|(topic, partitions)| {
+                    WritableTxnMarkerTopic::default()
+                        .with_name(KafkaString::from((*topic).to_owned()))
+                        .with_partition_indexes(partitions.clone().into())
+                })
+                .collect(),
+        )
+        .with_coordinator_epoch(coordinator_epoch)
+        .with_transaction_version(meta.transaction_version)
 }
 
 impl Coordinator {
@@ -225,10 +225,7 @@ impl Coordinator {
         MarkerSend {
             id: send_id,
             broker,
-            request: WriteTxnMarkersRequest {
-                markers,
-                ..Default::default()
-            },
+            request: WriteTxnMarkersRequest::default().with_markers(markers),
         }
     }
 

@@ -29,11 +29,9 @@ pub(super) fn fresh() -> (Coordinator, MemStorage) {
 }
 
 pub(super) fn init_req(id: Option<&str>, timeout_ms: i32) -> InitProducerIdRequest {
-    InitProducerIdRequest {
-        transactional_id: id.map(|s| KafkaString::from(s.to_owned())),
-        transaction_timeout_ms: timeout_ms,
-        ..Default::default()
-    }
+    InitProducerIdRequest::default()
+        .with_transactional_id(id.map(|s| KafkaString::from(s.to_owned())))
+        .with_transaction_timeout_ms(timeout_ms)
 }
 
 pub(super) fn init(c: &mut Coordinator, id: &str, now_ms: u64) -> (i64, i16) {
@@ -52,10 +50,10 @@ pub(super) fn topics_of(parts: &[(&str, i32)]) -> Vec<AddPartitionsToTxnTopic> {
     }
     topics
         .into_iter()
-        .map(|(name, partitions)| AddPartitionsToTxnTopic {
-            name: KafkaString::from(name.to_owned()),
-            partitions: partitions.into(),
-            ..Default::default()
+        .map(|(name, partitions)| {
+            AddPartitionsToTxnTopic::default()
+                .with_name(KafkaString::from(name.to_owned()))
+                .with_partitions(partitions.into())
         })
         .collect()
 }
@@ -69,13 +67,11 @@ pub(super) fn add_v(
     version: i16,
     now_ms: u64,
 ) -> Vec<(TopicPartition, ErrorCode)> {
-    let req = AddPartitionsToTxnRequest {
-        v3_and_below_transactional_id: KafkaString::from(id.to_owned()),
-        v3_and_below_producer_id: who.0,
-        v3_and_below_producer_epoch: who.1,
-        v3_and_below_topics: topics_of(parts),
-        ..Default::default()
-    };
+    let req = AddPartitionsToTxnRequest::default()
+        .with_v3_and_below_transactional_id(KafkaString::from(id.to_owned()))
+        .with_v3_and_below_producer_id(who.0)
+        .with_v3_and_below_producer_epoch(who.1)
+        .with_v3_and_below_topics(topics_of(parts));
     let resp = c.add_partitions_to_txn(&req, version, &cluster(), now_ms);
     resp.results_by_topic_v3_and_below
         .iter()
@@ -111,13 +107,11 @@ pub(super) fn end(
     version: i16,
     now_ms: u64,
 ) -> EndTxnResponse {
-    let req = EndTxnRequest {
-        transactional_id: KafkaString::from(id.to_owned()),
-        producer_id: who.0,
-        producer_epoch: who.1,
-        committed: commit,
-        ..Default::default()
-    };
+    let req = EndTxnRequest::default()
+        .with_transactional_id(KafkaString::from(id.to_owned()))
+        .with_producer_id(who.0)
+        .with_producer_epoch(who.1)
+        .with_committed(commit);
     c.end_txn(&req, version, now_ms)
 }
 

@@ -148,9 +148,8 @@ fn nothing_new_begins_while_markers_are_out() {
 
 #[test]
 fn version_2_markers_travel_at_write_txn_markers_v2() {
-    let marker = |transaction_version| WritableTxnMarker {
-        transaction_version,
-        ..Default::default()
+    let marker = |transaction_version| {
+        WritableTxnMarker::default().with_transaction_version(transaction_version)
     };
     assert_eq!(write_txn_markers_version(&[]), 1);
     assert_eq!(write_txn_markers_version(&[marker(0), marker(1)]), 1);

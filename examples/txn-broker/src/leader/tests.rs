@@ -42,20 +42,14 @@ fn batch(pid: i64, epoch: i16, seq: i32, txn: bool, values: &[&str]) -> Bytes {
 }
 
 fn produce_req(topic: &str, partition: i32, records: Option<Bytes>, acks: i16) -> ProduceRequest {
-    ProduceRequest {
-        acks,
-        timeout_ms: 1000,
-        topic_data: vec![TopicProduceData {
-            name: KafkaString::from(topic.to_owned()),
-            partition_data: vec![PartitionProduceData {
-                index: partition,
-                records: records.map(Records::new),
-                ..PartitionProduceData::default()
-            }],
-            ..TopicProduceData::default()
-        }],
-        ..ProduceRequest::default()
-    }
+    ProduceRequest::default()
+        .with_acks(acks)
+        .with_timeout_ms(1000)
+        .with_topic_data(vec![TopicProduceData::default()
+            .with_name(KafkaString::from(topic.to_owned()))
+            .with_partition_data(vec![PartitionProduceData::default()
+                .with_index(partition)
+                .with_records(records.map(Records::new))])])
 }
 
 /// Produces `records` to orders-`partition`: (error code, base offset).
@@ -74,22 +68,15 @@ struct Marker {
 }
 
 fn marker_req(m: &Marker, topic: &str, partitions: Vec<i32>) -> WriteTxnMarkersRequest {
-    WriteTxnMarkersRequest {
-        markers: vec![WritableTxnMarker {
-            producer_id: m.pid,
-            producer_epoch: m.epoch,
-            transaction_result: m.commit,
-            coordinator_epoch: m.coordinator_epoch,
-            transaction_version: m.version,
-            topics: vec![WritableTxnMarkerTopic {
-                name: KafkaString::from(topic.to_owned()),
-                partition_indexes: partitions.into(),
-                ..WritableTxnMarkerTopic::default()
-            }],
-            ..WritableTxnMarker::default()
-        }],
-        ..WriteTxnMarkersRequest::default()
-    }
+    WriteTxnMarkersRequest::default().with_markers(vec![WritableTxnMarker::default()
+        .with_producer_id(m.pid)
+        .with_producer_epoch(m.epoch)
+        .with_transaction_result(m.commit)
+        .with_coordinator_epoch(m.coordinator_epoch)
+        .with_transaction_version(m.version)
+        .with_topics(vec![WritableTxnMarkerTopic::default()
+            .with_name(KafkaString::from(topic.to_owned()))
+            .with_partition_indexes(partitions.into())])])
 }
 
 /// Sends one marker for orders-0 on the inter-broker listener: its error code.
@@ -116,21 +103,15 @@ fn abort(pid: i64, epoch: i16, coordinator_epoch: i32) -> Marker {
 }
 
 fn fetch_req(partition: i32, offset: i64, isolation: i8, part_max: i32) -> FetchRequest {
-    FetchRequest {
-        isolation_level: isolation,
-        max_bytes: i32::MAX,
-        topics: vec![FetchTopic {
-            topic: KafkaString::from(TOPIC),
-            partitions: vec![FetchPartition {
-                partition,
-                fetch_offset: offset,
-                partition_max_bytes: part_max,
-                ..FetchPartition::default()
-            }],
-            ..FetchTopic::default()
-        }],
-        ..FetchRequest::default()
-    }
+    FetchRequest::default()
+        .with_isolation_level(isolation)
+        .with_max_bytes(i32::MAX)
+        .with_topics(vec![FetchTopic::default()
+            .with_topic(KafkaString::from(TOPIC))
+            .with_partitions(vec![FetchPartition::default()
+                .with_partition(partition)
+                .with_fetch_offset(offset)
+                .with_partition_max_bytes(part_max)])])
 }
 
 fn fetch(l: &Leaders, offset: i64, isolation: i8) -> PartitionData {
@@ -147,20 +128,14 @@ fn bases(p: &PartitionData) -> Vec<i64> {
 }
 
 fn list_offset(l: &Leaders, timestamp: i64, isolation: i8) -> (ErrorCode, i64) {
-    let req = ListOffsetsRequest {
-        replica_id: -1,
-        isolation_level: isolation,
-        topics: vec![ListOffsetsTopic {
-            name: KafkaString::from(TOPIC),
-            partitions: vec![ListOffsetsPartition {
-                partition_index: 0,
-                timestamp,
-                ..ListOffsetsPartition::default()
-            }],
-            ..ListOffsetsTopic::default()
-        }],
-        ..ListOffsetsRequest::default()
-    };
+    let req = ListOffsetsRequest::default()
+        .with_replica_id(-1)
+        .with_isolation_level(isolation)
+        .with_topics(vec![ListOffsetsTopic::default()
+            .with_name(KafkaString::from(TOPIC))
+            .with_partitions(vec![ListOffsetsPartition::default()
+                .with_partition_index(0)
+                .with_timestamp(timestamp)])]);
     let resp = l.list_offsets(&req, 7);
     let p = &resp.topics[0].partitions[0];
     (ErrorCode::from(p.error_code), p.offset)
@@ -808,19 +783,13 @@ fn responses_encode_at_every_supported_version() {
     }
     for v in 0..=7 {
         for ts in [LATEST, EARLIEST, 1000] {
-            let req = ListOffsetsRequest {
-                isolation_level: 1,
-                topics: vec![ListOffsetsTopic {
-                    name: KafkaString::from(TOPIC),
-                    partitions: vec![ListOffsetsPartition {
-                        partition_index: 0,
-                        timestamp: ts,
-                        ..ListOffsetsPartition::default()
-                    }],
-                    ..ListOffsetsTopic::default()
-                }],
-                ..ListOffsetsRequest::default()
-            };
+            let req = ListOffsetsRequest::default()
+                .with_isolation_level(1)
+                .with_topics(vec![ListOffsetsTopic::default()
+                    .with_name(KafkaString::from(TOPIC))
+                    .with_partitions(vec![ListOffsetsPartition::default()
+                        .with_partition_index(0)
+                        .with_timestamp(ts)])]);
             l.list_offsets(&req, v).encode_to_bytes(v).unwrap();
         }
     }

@@ -54,19 +54,19 @@ pub(super) fn api_versions_response(
     listener: Listener,
     error_code: ErrorCode,
 ) -> ApiVersionsResponse {
-    ApiVersionsResponse {
-        error_code: error_code.code(),
-        api_keys: advertised(listener)
-            .into_iter()
-            .map(|(api_key, min_version, max_version)| ApiVersion {
-                api_key,
-                min_version,
-                max_version,
-                ..Default::default()
-            })
-            .collect(),
-        ..Default::default()
-    }
+    ApiVersionsResponse::default()
+        .with_error_code(error_code.code())
+        .with_api_keys(
+            advertised(listener)
+                .into_iter()
+                .map(|(api_key, min_version, max_version)| {
+                    ApiVersion::default()
+                        .with_api_key(api_key)
+                        .with_min_version(min_version)
+                        .with_max_version(max_version)
+                })
+                .collect(),
+        )
 }
 
 #[cfg(test)]

@@ -58,13 +58,11 @@ impl Client {
         let key = body.api_key();
         let correlation_id = self.next_correlation_id;
         self.next_correlation_id = self.next_correlation_id.wrapping_add(1);
-        let header = RequestHeader {
-            request_api_key: key,
-            request_api_version: version,
-            correlation_id,
-            client_id: Some(self.client_id.clone().into()),
-            ..Default::default()
-        };
+        let header = RequestHeader::default()
+            .with_request_api_key(key)
+            .with_request_api_version(version)
+            .with_correlation_id(correlation_id)
+            .with_client_id(Some(self.client_id.clone().into()));
         let mut out = BytesMut::new();
         frame::encode_request(&mut out, &header, &body).map_err(invalid)?;
         self.stream.write_all(&out)?;

@@ -109,10 +109,7 @@ fn peek_header(frame: &[u8]) -> Option<(i16, i16, i32)> {
 }
 
 fn encode(correlation_id: i32, body: &ResponseBody, version: i16) -> Reply {
-    let header = ResponseHeader {
-        correlation_id,
-        ..Default::default()
-    };
+    let header = ResponseHeader::default().with_correlation_id(correlation_id);
     let mut out = BytesMut::new();
     match frame::encode_response(&mut out, &header, body, version) {
         Ok(()) => Reply::Send(out),

@@ -31,62 +31,54 @@ pub fn metadata(cluster: &Cluster, req: &MetadataRequest, version: i16) -> Metad
         .into_iter()
         .map(|name| topic_metadata(cluster, name))
         .collect();
-    MetadataResponse {
-        brokers: cluster
-            .brokers
-            .iter()
-            .map(|b| MetadataResponseBroker {
-                node_id: b.id,
-                host: b.host.clone().into(),
-                port: i32::from(b.client_port),
-                rack: None,
-                ..Default::default()
-            })
-            .collect(),
-        cluster_id: Some(KafkaString::from_static(CLUSTER_ID)),
-        controller_id: cluster.coordinator,
-        topics,
-        ..Default::default()
-    }
+    MetadataResponse::default()
+        .with_brokers(
+            cluster
+                .brokers
+                .iter()
+                .map(|b| {
+                    MetadataResponseBroker::default()
+                        .with_node_id(b.id)
+                        .with_host(b.host.clone())
+                        .with_port(i32::from(b.client_port))
+                        .with_rack(None)
+                })
+                .collect(),
+        )
+        .with_cluster_id(Some(KafkaString::from_static(CLUSTER_ID)))
+        .with_controller_id(cluster.coordinator)
+        .with_topics(topics)
 }
 
 /// One topic of a Metadata answer: its partitions and their leaders, or UNKNOWN_TOPIC_OR_PARTITION.
 fn topic_metadata(cluster: &Cluster, name: String) -> MetadataResponseTopic {
     let Some(topic) = cluster.topic(&name) else {
-        return MetadataResponseTopic {
-            error_code: ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.code(),
-            name: Some(name.into()),
-            ..Default::default()
-        };
+        return MetadataResponseTopic::default()
+            .with_error_code(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.code())
+            .with_name(Some(name.into()));
     };
     let partitions = (0..topic.partitions)
         .map(|p| partition_metadata(cluster, TopicPartition::new(name.clone(), p)))
         .collect();
-    MetadataResponseTopic {
-        error_code: ErrorCode::NONE.code(),
-        name: Some(name.into()),
-        partitions,
-        ..Default::default()
-    }
+    MetadataResponseTopic::default()
+        .with_error_code(ErrorCode::NONE.code())
+        .with_name(Some(name.into()))
+        .with_partitions(partitions)
 }
 
 /// One partition of a Metadata answer: its leader, the only replica there is.
 fn partition_metadata(cluster: &Cluster, tp: TopicPartition) -> MetadataResponsePartition {
     match cluster.leader(&tp) {
-        Some(leader) => MetadataResponsePartition {
-            error_code: ErrorCode::NONE.code(),
-            partition_index: tp.partition,
-            leader_id: leader,
-            replica_nodes: vec![leader].into(),
-            isr_nodes: vec![leader].into(),
-            ..Default::default()
-        },
-        None => MetadataResponsePartition {
-            error_code: ErrorCode::LEADER_NOT_AVAILABLE.code(),
-            partition_index: tp.partition,
-            leader_id: -1,
-            ..Default::default()
-        },
+        Some(leader) => MetadataResponsePartition::default()
+            .with_error_code(ErrorCode::NONE.code())
+            .with_partition_index(tp.partition)
+            .with_leader_id(leader)
+            .with_replica_nodes(vec![leader].into())
+            .with_isr_nodes(vec![leader].into()),
+        None => MetadataResponsePartition::default()
+            .with_error_code(ErrorCode::LEADER_NOT_AVAILABLE.code())
+            .with_partition_index(tp.partition)
+            .with_leader_id(-1),
     }
 }
 
@@ -97,26 +89,24 @@ pub fn find_coordinator(
     req: &FindCoordinatorRequest,
     _version: i16,
 ) -> FindCoordinatorResponse {
-    let unavailable = |message: &'static str| FindCoordinatorResponse {
-        error_code: ErrorCode::COORDINATOR_NOT_AVAILABLE.code(),
-        error_message: Some(KafkaString::from_static(message)),
-        node_id: -1,
-        host: KafkaString::from_static(""),
-        port: -1,
-        ..Default::default()
+    let unavailable = |message: &'static str| {
+        FindCoordinatorResponse::default()
+            .with_error_code(ErrorCode::COORDINATOR_NOT_AVAILABLE.code())
+            .with_error_message(Some(KafkaString::from_static(message)))
+            .with_node_id(-1)
+            .with_host("")
+            .with_port(-1)
     };
     if req.key_type != 1 {
         return unavailable("this cluster has no group coordinator");
     }
     match cluster.broker(cluster.coordinator) {
-        Some(b) => FindCoordinatorResponse {
-            error_code: ErrorCode::NONE.code(),
-            error_message: None,
-            node_id: b.id,
-            host: b.host.clone().into(),
-            port: i32::from(b.client_port),
-            ..Default::default()
-        },
+        Some(b) => FindCoordinatorResponse::default()
+            .with_error_code(ErrorCode::NONE.code())
+            .with_error_message(None)
+            .with_node_id(b.id)
+            .with_host(b.host.clone())
+            .with_port(i32::from(b.client_port)),
         None => unavailable("the coordinator broker is not in the cluster file"),
     }
 }

@@ -129,12 +129,10 @@ fn end_txn(
     now: u64,
 ) -> EndTxnResponse {
     let Some(c) = state.coordinator.as_mut() else {
-        return EndTxnResponse {
-            error_code: ErrorCode::NOT_COORDINATOR.code(),
-            producer_id: -1,
-            producer_epoch: -1,
-            ..Default::default()
-        };
+        return EndTxnResponse::default()
+            .with_error_code(ErrorCode::NOT_COORDINATOR.code())
+            .with_producer_id(-1)
+            .with_producer_epoch(-1);
     };
     let response = c.end_txn(req, version, now);
     if response.error_code == ErrorCode::NONE {
@@ -153,21 +151,17 @@ fn end_txn(
 }
 
 fn not_coordinator_init() -> InitProducerIdResponse {
-    InitProducerIdResponse {
-        error_code: ErrorCode::NOT_COORDINATOR.code(),
-        producer_id: -1,
-        producer_epoch: -1,
-        ..Default::default()
-    }
+    InitProducerIdResponse::default()
+        .with_error_code(ErrorCode::NOT_COORDINATOR.code())
+        .with_producer_id(-1)
+        .with_producer_epoch(-1)
 }
 
 fn not_coordinator_add_partitions(req: &AddPartitionsToTxnRequest) -> AddPartitionsToTxnResponse {
-    AddPartitionsToTxnResponse {
-        results_by_topic_v3_and_below: results_by_topic(&req.v3_and_below_topics, |_| {
+    AddPartitionsToTxnResponse::default()
+        .with_results_by_topic_v3_and_below(results_by_topic(&req.v3_and_below_topics, |_| {
             ErrorCode::NOT_COORDINATOR
-        }),
-        ..Default::default()
-    }
+        }))
 }
 
 #[cfg(test)]

@@ -95,24 +95,18 @@ pub(super) fn fetch_v12(
     max_wait_ms: i32,
 ) -> FetchResponse {
     use kafka_wire::messages::fetch_request::{FetchPartition, FetchTopic};
-    let req = FetchRequest {
-        replica_id: -1,
-        max_wait_ms,
-        min_bytes: 1,
-        max_bytes: 1 << 20,
-        isolation_level: 0,
-        topics: vec![FetchTopic {
-            topic: "orders".into(),
-            partitions: vec![FetchPartition {
-                partition,
-                fetch_offset: offset,
-                partition_max_bytes: 1 << 20,
-                ..Default::default()
-            }],
-            ..Default::default()
-        }],
-        ..Default::default()
-    };
+    let req = FetchRequest::default()
+        .with_replica_id(-1)
+        .with_max_wait_ms(max_wait_ms)
+        .with_min_bytes(1)
+        .with_max_bytes(1 << 20)
+        .with_isolation_level(0)
+        .with_topics(vec![FetchTopic::default()
+            .with_topic("orders")
+            .with_partitions(vec![FetchPartition::default()
+                .with_partition(partition)
+                .with_fetch_offset(offset)
+                .with_partition_max_bytes(1 << 20)])]);
     match c.call(RequestBody::Fetch(req), 12).unwrap() {
         ResponseBody::Fetch(r) => r,
         other => panic!("{other:?}"),
@@ -146,21 +140,15 @@ pub(super) fn produce_txn(
         .record(Record::new(None, Some(Bytes::from_static(b"v"))))
         .encode()
         .unwrap();
-    let req = ProduceRequest {
-        transactional_id: Some("tv2".into()),
-        acks: -1,
-        timeout_ms: 5000,
-        topic_data: vec![TopicProduceData {
-            name: "orders".into(),
-            partition_data: vec![PartitionProduceData {
-                index: partition,
-                records: Some(records),
-                ..Default::default()
-            }],
-            ..Default::default()
-        }],
-        ..Default::default()
-    };
+    let req = ProduceRequest::default()
+        .with_transactional_id(Some("tv2".into()))
+        .with_acks(-1)
+        .with_timeout_ms(5000)
+        .with_topic_data(vec![TopicProduceData::default()
+            .with_name("orders")
+            .with_partition_data(vec![PartitionProduceData::default()
+                .with_index(partition)
+                .with_records(Some(records))])]);
     match c.call(RequestBody::Produce(req), 9).unwrap() {
         ResponseBody::Produce(r) => r.responses[0].partition_responses[0].error_code,
         other => panic!("{other:?}"),
@@ -169,13 +157,11 @@ pub(super) fn produce_txn(
 
 pub(super) fn init_producer(c: &mut Client, id: &str) -> (i64, i16) {
     use kafka_wire::messages::InitProducerIdRequest;
-    let init = InitProducerIdRequest {
-        transactional_id: Some(id.to_owned().into()),
-        transaction_timeout_ms: 60_000,
-        producer_id: -1,
-        producer_epoch: -1,
-        ..Default::default()
-    };
+    let init = InitProducerIdRequest::default()
+        .with_transactional_id(Some(id.to_owned().into()))
+        .with_transaction_timeout_ms(60_000)
+        .with_producer_id(-1)
+        .with_producer_epoch(-1);
     match c.call(RequestBody::InitProducerId(init), 4).unwrap() {
         ResponseBody::InitProducerId(r) => {
             assert_eq!(r.error_code, ErrorCode::NONE);
@@ -188,17 +174,13 @@ pub(super) fn init_producer(c: &mut Client, id: &str) -> (i64, i16) {
 /// AddPartitionsToTxn, retried while the previous transaction is still finishing.
 pub(super) fn add_partitions(c: &mut Client, id: &str, producer: (i64, i16), partitions: Vec<i32>) {
     use kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
-    let add = AddPartitionsToTxnRequest {
-        v3_and_below_transactional_id: id.to_owned().into(),
-        v3_and_below_producer_id: producer.0,
-        v3_and_below_producer_epoch: producer.1,
-        v3_and_below_topics: vec![AddPartitionsToTxnTopic {
-            name: "orders".into(),
-            partitions: partitions.into(),
-            ..Default::default()
-        }],
-        ..Default::default()
-    };
+    let add = AddPartitionsToTxnRequest::default()
+        .with_v3_and_below_transactional_id(id.to_owned())
+        .with_v3_and_below_producer_id(producer.0)
+        .with_v3_and_below_producer_epoch(producer.1)
+        .with_v3_and_below_topics(vec![AddPartitionsToTxnTopic::default()
+            .with_name("orders")
+            .with_partitions(partitions.into())]);
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let codes: Vec<ErrorCode> = match c
@@ -228,13 +210,11 @@ pub(super) fn add_partitions(c: &mut Client, id: &str, producer: (i64, i16), par
 /// EndTxn commit at `version`; the epoch the producer has afterwards.
 pub(super) fn commit(c: &mut Client, id: &str, producer: (i64, i16), version: i16) -> i16 {
     use kafka_wire::messages::EndTxnRequest;
-    let end = EndTxnRequest {
-        transactional_id: id.to_owned().into(),
-        producer_id: producer.0,
-        producer_epoch: producer.1,
-        committed: true,
-        ..Default::default()
-    };
+    let end = EndTxnRequest::default()
+        .with_transactional_id(id.to_owned())
+        .with_producer_id(producer.0)
+        .with_producer_epoch(producer.1)
+        .with_committed(true);
     match c.call(RequestBody::EndTxn(end), version).unwrap() {
         ResponseBody::EndTxn(r) => {
             assert_eq!(r.error_code, ErrorCode::NONE);
@@ -300,22 +280,15 @@ fn transaction_version_2_markers_travel_at_v2_and_are_held_to_the_strict_rule() 
     // The next transaction's data is at the bumped epoch. A COMMIT marker at that same
     // epoch is what a stale duplicate of the previous transaction's marker looks like.
     assert_eq!(produce_txn(&mut c1, 1, (pid, bumped), 0), ErrorCode::NONE);
-    let stale = WriteTxnMarkersRequest {
-        markers: vec![WritableTxnMarker {
-            producer_id: pid,
-            producer_epoch: bumped,
-            transaction_result: true,
-            topics: vec![WritableTxnMarkerTopic {
-                name: "orders".into(),
-                partition_indexes: vec![1].into(),
-                ..Default::default()
-            }],
-            coordinator_epoch,
-            transaction_version: 2,
-            ..Default::default()
-        }],
-        ..Default::default()
-    };
+    let stale = WriteTxnMarkersRequest::default().with_markers(vec![WritableTxnMarker::default()
+        .with_producer_id(pid)
+        .with_producer_epoch(bumped)
+        .with_transaction_result(true)
+        .with_topics(vec![WritableTxnMarkerTopic::default()
+            .with_name("orders")
+            .with_partition_indexes(vec![1].into())])
+        .with_coordinator_epoch(coordinator_epoch)
+        .with_transaction_version(2)]);
     let mut inter = client(b1.broker_addr);
     let code_at = |inter: &mut Client, version: i16| match inter
         .call(RequestBody::WriteTxnMarkers(stale.clone()), version)

@@ -170,6 +170,9 @@ fn structure(msg: &Message, s: &Struct, top: bool, home: &Home) -> TokenStream {
     if !args.is_empty() {
         attrs.push(quote!(#[kafka(#(#args),*)]));
     }
+    // Each release of the schemas may add fields: outside the defining crate, values are built
+    // with `Default` and the derive's `with_` setters, which a new field does not break.
+    attrs.push(quote!(#[non_exhaustive]));
     let name = ident(&s.name);
     let fields = s.fields.iter().map(field);
     let unknown = (!msg.flexible.is_empty()).then(|| {

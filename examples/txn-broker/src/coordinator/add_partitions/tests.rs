@@ -41,23 +41,18 @@ fn batched_add_partitions_v4_handles_each_transaction() {
     let b = init(&mut c, "b", 0);
     assert_eq!(add(&mut c, "b", b, &[("audit", 1)]), ErrorCode::NONE);
     let txn = |id: &str, who: (i64, i16), verify_only: bool, parts: &[(&str, i32)]| {
-        AddPartitionsToTxnTransaction {
-            transactional_id: KafkaString::from(id.to_owned()),
-            producer_id: who.0,
-            producer_epoch: who.1,
-            verify_only,
-            topics: topics_of(parts),
-            ..Default::default()
-        }
+        AddPartitionsToTxnTransaction::default()
+            .with_transactional_id(KafkaString::from(id.to_owned()))
+            .with_producer_id(who.0)
+            .with_producer_epoch(who.1)
+            .with_verify_only(verify_only)
+            .with_topics(topics_of(parts))
     };
-    let req = AddPartitionsToTxnRequest {
-        transactions: vec![
-            txn("a", a, false, &[("orders", 0)]),
-            txn("b", b, true, &[("audit", 1), ("audit", 0)]),
-            txn("a", (a.0, a.1 + 3), false, &[("orders", 1)]),
-        ],
-        ..Default::default()
-    };
+    let req = AddPartitionsToTxnRequest::default().with_transactions(vec![
+        txn("a", a, false, &[("orders", 0)]),
+        txn("b", b, true, &[("audit", 1), ("audit", 0)]),
+        txn("a", (a.0, a.1 + 3), false, &[("orders", 1)]),
+    ]);
     let resp = c.add_partitions_to_txn(&req, 4, &cluster(), 0);
     resp.encode_to_bytes(4).unwrap();
     let codes: Vec<Vec<i16>> = resp

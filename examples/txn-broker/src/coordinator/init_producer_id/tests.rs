@@ -80,11 +80,9 @@ fn the_fenced_incarnation_is_not_taken_for_a_retry() {
     let r = c.init_producer_id(&init_req(Some("t"), 60_000), 4, 10);
     assert_eq!(r.error_code, ErrorCode::CONCURRENT_TRANSACTIONS);
     let zombie_bump = |c: &mut Coordinator| {
-        let req = InitProducerIdRequest {
-            producer_id: old.0,
-            producer_epoch: old.1,
-            ..init_req(Some("t"), 60_000)
-        };
+        let req = (init_req(Some("t"), 60_000))
+            .with_producer_id(old.0)
+            .with_producer_epoch(old.1);
         c.init_producer_id(&req, 4, 11)
     };
     // While the abort is out.
@@ -153,11 +151,9 @@ fn init_producer_id_refuses_bad_timeouts_and_empty_ids() {
 fn init_producer_id_v3_bump_by_a_running_producer_and_its_retry() {
     let (mut c, _) = fresh();
     let who = init(&mut c, "t", 0);
-    let named = InitProducerIdRequest {
-        producer_id: who.0,
-        producer_epoch: who.1,
-        ..init_req(Some("t"), 60_000)
-    };
+    let named = (init_req(Some("t"), 60_000))
+        .with_producer_id(who.0)
+        .with_producer_epoch(who.1);
     let r = c.init_producer_id(&named, 4, 1);
     assert_eq!(
         (
@@ -178,10 +174,7 @@ fn init_producer_id_v3_bump_by_a_running_producer_and_its_retry() {
         (ErrorCode::NONE, who.0, 1)
     );
     // An epoch that is neither current nor the one before: fenced.
-    let stale = InitProducerIdRequest {
-        producer_epoch: 7,
-        ..named.clone()
-    };
+    let stale = named.clone().with_producer_epoch(7);
     assert_eq!(
         c.init_producer_id(&stale, 4, 3).error_code,
         ErrorCode::PRODUCER_FENCED

@@ -15,20 +15,15 @@ fn metadata_reports_leaders_unknown_topics_and_follows_the_cluster_file() {
     let server = start(Options::new(&dir, 0)).unwrap();
     let mut c = client(server.client_addr);
     let mut ask = |topics: Option<Vec<&str>>, version: i16| {
-        let req = MetadataRequest {
-            topics: topics.map(|names| {
+        let req = MetadataRequest::default()
+            .with_topics(topics.map(|names| {
                 names
                     .into_iter()
-                    .map(|n| MetadataRequestTopic {
-                        name: Some(n.to_owned().into()),
-                        ..Default::default()
-                    })
+                    .map(|n| MetadataRequestTopic::default().with_name(Some(n.to_owned().into())))
                     .collect()
-            }),
+            }))
             // The field exists from v4 on.
-            allow_auto_topic_creation: version < 4,
-            ..Default::default()
-        };
+            .with_allow_auto_topic_creation(version < 4);
         match c.call(RequestBody::Metadata(req), version).unwrap() {
             ResponseBody::Metadata(m) => m,
             other => panic!("{other:?}"),
@@ -81,11 +76,9 @@ fn find_coordinator_and_requests_to_a_broker_that_does_not_coordinate() {
     let server = start(Options::new(&dir, 0)).unwrap();
     let mut c = client(server.client_addr);
     let find = |c: &mut Client, key_type: i8| {
-        let req = FindCoordinatorRequest {
-            key: "some-id".into(),
-            key_type,
-            ..Default::default()
-        };
+        let req = FindCoordinatorRequest::default()
+            .with_key("some-id")
+            .with_key_type(key_type);
         match c.call(RequestBody::FindCoordinator(req), 3).unwrap() {
             ResponseBody::FindCoordinator(r) => r,
             other => panic!("{other:?}"),
@@ -99,40 +92,32 @@ fn find_coordinator_and_requests_to_a_broker_that_does_not_coordinate() {
     let group = find(&mut c, 0);
     assert_eq!(group.error_code, ErrorCode::COORDINATOR_NOT_AVAILABLE);
 
-    let init = InitProducerIdRequest {
-        transactional_id: Some("t".into()),
-        transaction_timeout_ms: 1000,
-        producer_id: -1,
-        producer_epoch: -1,
-        ..Default::default()
-    };
+    let init = InitProducerIdRequest::default()
+        .with_transactional_id(Some("t".into()))
+        .with_transaction_timeout_ms(1000)
+        .with_producer_id(-1)
+        .with_producer_epoch(-1);
     match c.call(RequestBody::InitProducerId(init), 4).unwrap() {
         ResponseBody::InitProducerId(r) => assert_eq!(r.error_code, ErrorCode::NOT_COORDINATOR),
         other => panic!("{other:?}"),
     }
-    let end = EndTxnRequest {
-        transactional_id: "t".into(),
-        producer_id: 1,
-        producer_epoch: 0,
-        committed: true,
-        ..Default::default()
-    };
+    let end = EndTxnRequest::default()
+        .with_transactional_id("t")
+        .with_producer_id(1)
+        .with_producer_epoch(0)
+        .with_committed(true);
     match c.call(RequestBody::EndTxn(end), 3).unwrap() {
         ResponseBody::EndTxn(r) => assert_eq!(r.error_code, ErrorCode::NOT_COORDINATOR),
         other => panic!("{other:?}"),
     }
-    let add = AddPartitionsToTxnRequest {
-        v3_and_below_transactional_id: "t".into(),
-        v3_and_below_producer_id: 1,
-        v3_and_below_topics: vec![
-            kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic {
-                name: "orders".into(),
-                partitions: vec![0, 2].into(),
-                ..Default::default()
-            },
-        ],
-        ..Default::default()
-    };
+    let add = AddPartitionsToTxnRequest::default()
+        .with_v3_and_below_transactional_id("t")
+        .with_v3_and_below_producer_id(1)
+        .with_v3_and_below_topics(vec![
+            kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic::default()
+                .with_name("orders")
+                .with_partitions(vec![0, 2].into()),
+        ]);
     match c.call(RequestBody::AddPartitionsToTxn(add), 3).unwrap() {
         ResponseBody::AddPartitionsToTxn(r) => {
             let codes: Vec<(i32, ErrorCode)> = r.results_by_topic_v3_and_below[0]

@@ -34,10 +34,7 @@ fn the_marker_sender_uses_v2_for_transaction_version_2() {
             // Every partition acknowledged, so the coordinator completes the transaction.
             let answer = crate::leader::answer_markers(&req, |_, _| ErrorCode::NONE);
             let mut out = BytesMut::new();
-            let header = ResponseHeader {
-                correlation_id: header.correlation_id,
-                ..Default::default()
-            };
+            let header = ResponseHeader::default().with_correlation_id(header.correlation_id);
             frame::encode_response(
                 &mut out,
                 &header,
