@@ -154,9 +154,7 @@ pub trait Decode: Sized {
 fn no_trailing_bytes(rest: &Bytes, len: usize) -> Result<(), DecodeError> {
     if rest.has_remaining() {
         let count = rest.remaining();
-        return Err(
-            DecodeError::new(DecodeErrorKind::TrailingBytes { count }, count).at_input_len(len),
-        );
+        return Err(DecodeError::new(DecodeErrorKind::TrailingBytes { count }, count).located(len));
     }
     Ok(())
 }
@@ -192,16 +190,9 @@ fn unsupported_encode(version: i16, valid: VersionRange, name: &'static str) -> 
 
 #[cold]
 #[inline(never)]
-fn unsupported_decode(
-    version: i16,
-    valid: VersionRange,
-    name: &'static str,
-    len: usize,
-) -> DecodeError {
+fn unsupported_decode(version: i16, valid: VersionRange, name: &'static str) -> DecodeError {
     let kind = DecodeErrorKind::UnsupportedVersion { version, valid };
-    DecodeError::new(kind, len)
-        .in_message(name)
-        .at_input_len(len)
+    DecodeError::at(kind, 0).in_message(name)
 }
 
 /// A decode error leaving a message: it names the message and turns its offset into one from
@@ -209,7 +200,7 @@ fn unsupported_decode(
 #[cold]
 #[inline(never)]
 fn leaving_message(e: DecodeError, name: &'static str, len: usize) -> DecodeError {
-    e.in_message(name).at_input_len(len)
+    e.in_message(name).located(len)
 }
 
 impl<M: Message> Encode for M {
@@ -249,7 +240,7 @@ impl<M: Message> Decode for M {
 fn decode_in<M: Message>(buf: &mut Bytes, version: i16, strict: bool) -> Result<M, DecodeError> {
     let len = buf.len();
     let Some(cx) = context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS) else {
-        return Err(unsupported_decode(version, M::VERSIONS, M::NAME, len));
+        return Err(unsupported_decode(version, M::VERSIONS, M::NAME));
     };
     match M::decode_value(buf, cx.with_strict(strict)) {
         Ok(value) => Ok(value),

@@ -305,7 +305,9 @@ impl FrameReader {
                     }
                     _ => 4,
                 };
-                Err(DecodeError::eof(needed, available).at_start().into())
+                Err(DecodeError::eof(needed, available)
+                    .located(available)
+                    .into())
             }
         }
     }
