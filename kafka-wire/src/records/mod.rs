@@ -69,7 +69,7 @@ mod writer;
 
 pub use builder::RecordBatchBuilder;
 pub use compression::{compress, decompress};
-pub use control::{ControlRecord, ControlRecordType, EndTxnMarker};
+pub use control::{ControlRecord, ControlRecordType, TxnMarker};
 pub use error::{RecordsError, RecordsErrorKind};
 pub use owned::{read_all, Header, Record, RecordBatch};
 pub use reader::{OwnedBatches, RecordsReader, Truncated};
