@@ -143,10 +143,11 @@ impl Buf for Segments {
             .map(|b| &b[..])
             .chain(core::iter::once(&self.current[..]))
             .filter(|s| !s.is_empty());
-        let mut n = 0;
+        let mut n: usize = 0;
         for (slot, segment) in dst.iter_mut().zip(segments) {
             *slot = IoSlice::new(segment);
-            n += 1;
+            // At most `dst.len()`.
+            n = n.saturating_add(1);
         }
         n
     }

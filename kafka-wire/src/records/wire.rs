@@ -193,13 +193,6 @@ impl<'a> Wire<'a> {
 }
 
 #[cfg(test)]
-// Tests may panic on what they check.
-#[allow(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used
-)]
 mod tests {
     use super::*;
     use crate::varint::{put_varint, put_varlong};
