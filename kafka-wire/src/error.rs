@@ -166,7 +166,10 @@ impl fmt::Display for DecodeErrorKind {
                 write!(f, "length {length} exceeds the {remaining} bytes left")
             }
             Self::CountExceedsRemaining { count, remaining } => {
-                write!(f, "array count {count} exceeds the {remaining} bytes left")
+                write!(
+                    f,
+                    "array count {count} exceeds what the {remaining} bytes left hold"
+                )
             }
             Self::NegativeLength { length } => write!(f, "invalid length or count {length}"),
             Self::UnexpectedNull { version } => {

@@ -314,3 +314,30 @@ impl fmt::Debug for RecordsError {
 }
 
 impl core::error::Error for RecordsError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    fn a_wire_fault_reads_with_its_place_and_detail() {
+        let eof = DecodeErrorKind::UnexpectedEof {
+            needed: 3,
+            available: 2,
+        };
+        let err = RecordsError::from(eof.clone())
+            .at(70)
+            .in_payload(true)
+            .in_record(2)
+            .in_batch(1);
+        assert_eq!(err.kind(), &RecordsErrorKind::Decode(eof));
+        assert_eq!(
+            err.to_string(),
+            "batch 1: record 2: unexpected end of input at byte 70 of the decompressed payload \
+             (needed 3, 2 left)"
+        );
+        let err = RecordsError::from(DecodeErrorKind::InvalidUtf8).at(9);
+        assert_eq!(err.to_string(), "header key is not valid UTF-8 at byte 9");
+    }
+}
