@@ -4,8 +4,8 @@
 
 use bytes::{Bytes, BytesMut};
 use kafka_wire::records::{
-    decompress, BatchHeader, Compression, ControlRecordType, DecodeLimits, EndTxnMarker, Header,
-    Record, RecordBatch, RecordBatchBuilder, RecordsReader, TimestampType, Truncated,
+    decompress, BatchHeader, Compression, ControlRecordType, DecodeLimits, Header, Record,
+    RecordBatch, RecordBatchBuilder, RecordsReader, TimestampType, Truncated, TxnMarker,
 };
 use kafka_wire_tests::{from_hex, to_hex};
 use serde_json::Value;
@@ -230,7 +230,7 @@ fn control_batches_are_written_like_kafka_writes_them() {
             .into_iter()
             .find(|c| c["case"] == format!("control batch: {name} marker"))
             .expect("case");
-        let marker = EndTxnMarker {
+        let marker = TxnMarker {
             commit,
             coordinator_epoch: epoch,
         };

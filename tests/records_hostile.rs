@@ -11,6 +11,7 @@ use kafka_wire::records::{
     RecordsErrorKind, RecordsReader,
 };
 use kafka_wire::varint::put_varint;
+use kafka_wire::DecodeErrorKind;
 use kafka_wire_tests::batches::{body_with_header_count, legacy_wrapper, record, v2_batch};
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
@@ -93,10 +94,10 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
     check("record count 2^31-1", &batch, small, 4 * KIB, &|k| {
         matches!(
             k,
-            RecordsErrorKind::CountExceedsRemaining {
+            RecordsErrorKind::Decode(DecodeErrorKind::CountExceedsRemaining {
                 count: 2147483647,
                 remaining: 24
-            }
+            })
         )
     });
     // 2^31-1 headers in one record.
@@ -107,10 +108,10 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
     check("header count 2^31-1", &batch, small, 4 * KIB, &|k| {
         matches!(
             k,
-            RecordsErrorKind::CountExceedsRemaining {
+            RecordsErrorKind::Decode(DecodeErrorKind::CountExceedsRemaining {
                 count: 2147483647,
                 ..
-            }
+            })
         )
     });
     // Negative counts.
@@ -119,11 +120,19 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
         &v2_batch(-1, 0, &one, false),
         small,
         4 * KIB,
-        &|k| matches!(k, RecordsErrorKind::NegativeLength { length: -1 }),
+        &|k| {
+            matches!(
+                k,
+                RecordsErrorKind::Decode(DecodeErrorKind::NegativeLength { length: -1 })
+            )
+        },
     );
     let batch = v2_batch(1, 0, &record(&body_with_header_count(-5, &[])), false);
     check("header count -5", &batch, small, 4 * KIB, &|k| {
-        matches!(k, RecordsErrorKind::NegativeLength { length: -5 })
+        matches!(
+            k,
+            RecordsErrorKind::Decode(DecodeErrorKind::NegativeLength { length: -5 })
+        )
     });
     // A bad CRC.
     check(
@@ -145,7 +154,10 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
         &|k| {
             matches!(
                 k,
-                RecordsErrorKind::LengthExceedsRemaining { length: 1000, .. }
+                RecordsErrorKind::Decode(DecodeErrorKind::LengthExceedsRemaining {
+                    length: 1000,
+                    ..
+                })
             )
         },
     );
@@ -161,7 +173,10 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
         &|k| {
             matches!(
                 k,
-                RecordsErrorKind::LengthExceedsRemaining { length: 500, .. }
+                RecordsErrorKind::Decode(DecodeErrorKind::LengthExceedsRemaining {
+                    length: 500,
+                    ..
+                })
             )
         },
     );
@@ -172,7 +187,12 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
         &v2_batch(1, 0, &record(&body), false),
         small,
         4 * KIB,
-        &|k| matches!(k, RecordsErrorKind::UnexpectedEof { .. }),
+        &|k| {
+            matches!(
+                k,
+                RecordsErrorKind::Decode(DecodeErrorKind::UnexpectedEof { .. })
+            )
+        },
     );
     let body = [0u8, 0, 0x80, 0x80, 0x80, 0x80, 0x80, 0];
     check(
@@ -180,7 +200,7 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
         &v2_batch(1, 0, &record(&body), false),
         small,
         4 * KIB,
-        &|k| matches!(k, RecordsErrorKind::VarintTooLong),
+        &|k| matches!(k, RecordsErrorKind::Decode(DecodeErrorKind::VarintTooLong)),
     );
     let body = [0u8, 0, 0xff, 0xff, 0xff, 0xff, 0x7f];
     check(
@@ -188,7 +208,7 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
         &v2_batch(1, 0, &record(&body), false),
         small,
         4 * KIB,
-        &|k| matches!(k, RecordsErrorKind::VarintOverflow),
+        &|k| matches!(k, RecordsErrorKind::Decode(DecodeErrorKind::VarintOverflow)),
     );
     let body = [
         0u8, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0,
@@ -198,7 +218,7 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
         &v2_batch(1, 0, &record(&body), false),
         small,
         4 * KIB,
-        &|k| matches!(k, RecordsErrorKind::VarintTooLong),
+        &|k| matches!(k, RecordsErrorKind::Decode(DecodeErrorKind::VarintTooLong)),
     );
     // A batch size field below the header.
     let mut batch = v2_batch(1, 0, &one, false);
@@ -273,10 +293,10 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
         &|k| {
             matches!(
                 k,
-                RecordsErrorKind::UnexpectedEof {
+                RecordsErrorKind::Decode(DecodeErrorKind::UnexpectedEof {
                     needed: 1,
                     available: 0
-                }
+                })
             )
         },
     );

@@ -2,8 +2,7 @@
 //! API and version. The list follows `kafka_wire::messages::api`; a test checks that it names
 //! every API of Kafka's sets.
 
-use crate::check::{Outcome, Violation};
-use crate::targets::check_type;
+use crate::check::{check_type, Outcome, Violation};
 use kafka_wire::api::ApiInfo;
 use kafka_wire::messages::api::{RequestBody, ResponseBody};
 use kafka_wire::messages::*;

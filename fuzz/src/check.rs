@@ -3,7 +3,7 @@
 
 use crate::alloc_count::{Region, Usage};
 use bytes::{Bytes, BytesMut};
-use kafka_wire::{DecodeError, EncodeError};
+use kafka_wire::{Decode, DecodeError, Encode, EncodeError, Message};
 use std::cell::RefCell;
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
@@ -160,6 +160,21 @@ where
     };
     round_trip(&value, codec)?;
     Ok(Outcome::Decoded)
+}
+
+/// Properties 2 to 5 for one message type at one version.
+pub fn check_type<M>(input: &[u8], version: i16) -> Result<Outcome, Violation>
+where
+    M: Message + PartialEq + fmt::Debug,
+{
+    check_message(
+        input,
+        &Codec {
+            decode: |b: Bytes| M::decode_exact(b, version),
+            encode: |v: &M, buf: &mut BytesMut| v.encode(buf, version),
+            encoded_len: |v: &M| v.encoded_len(version),
+        },
+    )
 }
 
 /// Property 3 (and 4, which value equality covers: unknown tagged fields are part of the value).

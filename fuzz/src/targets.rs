@@ -3,8 +3,7 @@
 use crate::alloc_count::{Region, Usage};
 use crate::catalogue;
 use crate::check::{
-    check_alloc, check_message, check_offset, guarded, hex, is_reflexive, Codec, Outcome, Property,
-    Violation,
+    check_alloc, check_offset, guarded, hex, is_reflexive, Outcome, Property, Violation,
 };
 use crate::records_fix;
 use bytes::{Bytes, BytesMut};
@@ -17,10 +16,10 @@ use kafka_wire::messages::{
     WriteTxnMarkersRequest,
 };
 use kafka_wire::records::{
-    read_all, Compression, DecodeLimits, EndTxnMarker, Header, Record, RecordBatch,
-    RecordBatchBuilder, RecordsError, RecordsErrorKind, RecordsReader, TimestampType,
+    read_all, Compression, DecodeLimits, Header, Record, RecordBatch, RecordBatchBuilder,
+    RecordsError, RecordsErrorKind, RecordsReader, TimestampType, TxnMarker,
 };
-use kafka_wire::{ApiMessage, ApiSet, Decode, Encode, KafkaString, Message, VersionRange};
+use kafka_wire::{ApiMessage, ApiSet, KafkaString, Message, VersionRange};
 use kafka_wire_tests::random::{Random, Rng};
 use std::fmt;
 
@@ -125,21 +124,6 @@ impl Subject {
         };
         Some((subject, version))
     }
-}
-
-/// Properties 2 to 5 for one message type at one version.
-pub fn check_type<M>(input: &[u8], version: i16) -> Result<Outcome, Violation>
-where
-    M: Message + PartialEq + fmt::Debug,
-{
-    check_message(
-        input,
-        &Codec {
-            decode: |b: Bytes| M::decode_exact(b, version),
-            encode: |v: &M, buf: &mut BytesMut| v.encode(buf, version),
-            encoded_len: |v: &M| v.encoded_len(version),
-        },
-    )
 }
 
 /// What a target decodes.
@@ -401,7 +385,7 @@ fn record_seeds(codec: Compression) -> Vec<Vec<u8>> {
         }
     }
     if codec == Compression::None {
-        let marker = EndTxnMarker {
+        let marker = TxnMarker {
             commit: true,
             coordinator_epoch: 5,
         }

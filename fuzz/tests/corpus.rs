@@ -138,7 +138,10 @@ fn known_reproducers(dir: &std::path::Path) {
         .expect("one item")
         .expect_err("a forged record count is refused");
     assert!(
-        matches!(err.kind(), RecordsErrorKind::CountExceedsRemaining { .. }),
+        matches!(
+            err.kind(),
+            RecordsErrorKind::Decode(DecodeErrorKind::CountExceedsRemaining { .. })
+        ),
         "{err}"
     );
     assert_eq!(err.offset(), Some(57), "{err}");

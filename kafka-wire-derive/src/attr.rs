@@ -155,7 +155,7 @@ pub enum DefaultLit {
 
 /// A default and its tokens.
 #[derive(Clone)]
-pub struct Default {
+pub struct DefaultValue {
     pub value: DefaultLit,
     /// The literal with its sign, to underline `-1` whole.
     pub tokens: TokenStream,
@@ -167,7 +167,7 @@ pub struct Field {
     pub nullable: Slot<Spanned>,
     pub tag: Slot<(u32, LitInt)>,
     pub tagged: Slot<Spanned>,
-    pub default: Slot<Default>,
+    pub default: Slot<DefaultValue>,
     pub ignorable: Slot<()>,
     pub flexible: Slot<Spanned>,
     pub unknown_tagged_fields: Slot<()>,
@@ -437,7 +437,7 @@ impl Value {
         }
     }
 
-    fn default(self) -> syn::Result<Default> {
+    fn default(self) -> syn::Result<DefaultValue> {
         let tokens = self.tokens();
         let neg = self.neg.is_some();
         let value =
@@ -457,7 +457,7 @@ impl Value {
                     "expected a default such as `0`, `-1`, `1.5`, `true`, `\"text\"` or `\"null\"`",
                 )),
             };
-        Ok(Default { value, tokens })
+        Ok(DefaultValue { value, tokens })
     }
 }
 

@@ -201,7 +201,7 @@ pub struct Field<'a> {
     pub nullable: Option<Spanned>,
     pub tag: Option<(u32, syn::LitInt)>,
     pub tagged: Option<Spanned>,
-    pub default: Option<attr::Default>,
+    pub default: Option<attr::DefaultValue>,
     pub ignorable: bool,
     pub flexible: Option<Spanned>,
 }

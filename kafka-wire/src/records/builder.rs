@@ -84,7 +84,7 @@ impl RecordBatchBuilder {
         self
     }
 
-    /// Marks the batch as a control batch (see also [`EndTxnMarker::batch`](super::EndTxnMarker::batch)).
+    /// Marks the batch as a control batch (see also [`TxnMarker::batch`](super::TxnMarker::batch)).
     pub fn control(mut self, control: bool) -> Self {
         self.header.is_control = control;
         self

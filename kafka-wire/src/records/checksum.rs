@@ -21,13 +21,6 @@ pub(crate) fn crc32(data: &[u8]) -> u32 {
 }
 
 #[cfg(test)]
-// Tests may panic on what they check.
-#[allow(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used
-)]
 mod tests {
     #[test]
     fn check_values() {

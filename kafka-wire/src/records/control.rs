@@ -1,7 +1,7 @@
 //! Control records: transaction markers (and the other control types, read as raw).
 //!
 //! A control record's key is `(version: i16 = 0, type: i16)`; for the transaction markers,
-//! ABORT (0) and COMMIT (1), the value is an EndTxnMarker `(version: i16 = 0,
+//! ABORT (0) and COMMIT (1), the value is Kafka's `EndTxnMarker` `(version: i16 = 0,
 //! coordinator_epoch: i32)`. A marker batch holds one such record and is transactional and
 //! control, with the producer's id and epoch, base sequence -1 and offset delta 0, as brokers
 //! write them.
@@ -45,9 +45,12 @@ impl ControlRecordType {
     }
 }
 
-/// The value of a transaction marker.
+/// A transaction marker: whether it commits or aborts, and the coordinator epoch of its value.
+///
+/// The control record's type says commit or abort, its value holds the epoch; Kafka's schema
+/// of that value alone is `messages::EndTxnMarker` (cargo feature `data-schemas`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct EndTxnMarker {
+pub struct TxnMarker {
     /// Commit or abort.
     pub commit: bool,
     /// The transaction coordinator's epoch.
@@ -62,7 +65,7 @@ pub struct ControlRecord {
     /// The record's type.
     pub kind: ControlRecordType,
     /// For ABORT and COMMIT, the marker; `None` for other types.
-    pub marker: Option<EndTxnMarker>,
+    pub marker: Option<TxnMarker>,
     /// The raw value, for control types this crate does not parse.
     pub value: Option<Bytes>,
 }
@@ -90,7 +93,7 @@ impl ControlRecord {
                 let value = value.as_deref().ok_or_else(invalid)?;
                 let (_version, rest) = value.split_first_chunk::<2>().ok_or_else(invalid)?;
                 let (epoch, _) = rest.split_first_chunk::<4>().ok_or_else(invalid)?;
-                Some(EndTxnMarker {
+                Some(TxnMarker {
                     commit: kind == ControlRecordType::Commit,
                     coordinator_epoch: i32::from_be_bytes(*epoch),
                 })
@@ -106,7 +109,7 @@ impl ControlRecord {
     }
 }
 
-impl EndTxnMarker {
+impl TxnMarker {
     /// The control record key and value of this marker, version 0 each.
     pub fn key_and_value(&self) -> (Bytes, Bytes) {
         let kind = if self.commit {
@@ -127,9 +130,9 @@ impl EndTxnMarker {
     /// `offset` with `timestamp`, transactional and control, base sequence -1.
     ///
     /// ```
-    /// use kafka_wire::records::{ControlRecordType, EndTxnMarker, RecordsReader};
+    /// use kafka_wire::records::{ControlRecordType, TxnMarker, RecordsReader};
     ///
-    /// let marker = EndTxnMarker { commit: true, coordinator_epoch: 7 };
+    /// let marker = TxnMarker { commit: true, coordinator_epoch: 7 };
     /// let batch = marker.batch(100, 1_700_000_000_000, 3, 4000, 2);
     /// let bytes = batch.encode()?.into_bytes();
     /// let read = RecordsReader::new(bytes).next().unwrap()?;

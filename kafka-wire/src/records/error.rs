@@ -1,6 +1,7 @@
 //! The records error: a matchable kind plus where it happened (batch, record, byte offset).
 
 use super::Compression;
+use crate::DecodeErrorKind;
 use alloc::boxed::Box;
 use alloc::string::String;
 use core::fmt;
@@ -9,42 +10,18 @@ use core::fmt;
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RecordsErrorKind {
-    /// The input ended inside a value.
-    UnexpectedEof {
-        /// Bytes the value needed.
-        needed: usize,
-        /// Bytes that were left.
-        available: usize,
-    },
-    /// A varint with a continuation bit on its last allowed byte.
-    VarintTooLong,
-    /// A varint whose value needs more bits than its type has.
-    VarintOverflow,
+    /// A fault of the encoding that record batches share with messages, [`DecodeErrorKind`]
+    /// says which: the input ending inside a value, a varint too long or overflowing its type,
+    /// a length or count below what is allowed (-1 for nullable bytes, 0 otherwise) or beyond
+    /// the bytes left in its batch or record, a header key that is not UTF-8, bytes left over
+    /// after the last record of a batch or the value of a legacy message.
+    Decode(DecodeErrorKind),
     /// A batch or message size below the smallest header of its magic.
     BatchTooSmall {
         /// The declared size (the bytes after the size field).
         size: i64,
         /// The smallest valid size.
         min: usize,
-    },
-    /// A length larger than the bytes left in its batch or record.
-    LengthExceedsRemaining {
-        /// The declared length.
-        length: i64,
-        /// Bytes that were left.
-        remaining: usize,
-    },
-    /// A record or header count larger than the bytes left could hold.
-    CountExceedsRemaining {
-        /// The declared count.
-        count: i64,
-        /// Bytes that were left.
-        remaining: usize,
-    },
-    /// A length or count below the smallest allowed value (-1 for nullable bytes, 0 otherwise).
-    NegativeLength {
-        /// The declared value.
-        length: i64,
     },
     /// The stored checksum does not match the bytes.
     CrcMismatch {
@@ -101,17 +78,10 @@ pub enum RecordsErrorKind {
         /// Bytes its fields used.
         used: usize,
     },
-    /// Bytes left after the last record a batch declares.
-    TrailingBytes {
-        /// How many were left.
-        count: usize,
-    },
     /// An offset or a timestamp beyond `i64` (base plus delta), or a delta beyond `i32`.
     OffsetOverflow,
     /// A timestamp that does not fit: base plus delta beyond `i64`.
     TimestampOverflow,
-    /// A header key that is not UTF-8.
-    InvalidUtf8,
     /// A compressed legacy message without a value, or one inside another compressed message.
     InvalidWrapper,
     /// A control record whose key or value does not follow the control record layout.
@@ -130,27 +100,14 @@ pub enum RecordsErrorKind {
 impl fmt::Display for RecordsErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::UnexpectedEof { needed, available } => {
-                write!(
-                    f,
-                    "unexpected end of input (needed {needed}, {available} left)"
-                )
+            // The only string of a record batch is a header key.
+            Self::Decode(DecodeErrorKind::InvalidUtf8) => {
+                f.write_str("header key is not valid UTF-8")
             }
-            Self::VarintTooLong => f.write_str("varint is too long"),
-            Self::VarintOverflow => f.write_str("varint overflows its type"),
+            Self::Decode(kind) => kind.fmt(f),
             Self::BatchTooSmall { size, min } => {
                 write!(f, "size {size} is below the minimum {min}")
             }
-            Self::LengthExceedsRemaining { length, remaining } => {
-                write!(f, "length {length} exceeds the {remaining} bytes left")
-            }
-            Self::CountExceedsRemaining { count, remaining } => {
-                write!(
-                    f,
-                    "count {count} exceeds what the {remaining} bytes left hold"
-                )
-            }
-            Self::NegativeLength { length } => write!(f, "invalid length or count {length}"),
             Self::CrcMismatch { expected, actual } => {
                 write!(
                     f,
@@ -187,12 +144,8 @@ impl fmt::Display for RecordsErrorKind {
                     "record declares {declared} bytes but its fields use {used}"
                 )
             }
-            Self::TrailingBytes { count } => {
-                write!(f, "{count} bytes left after the last record")
-            }
             Self::OffsetOverflow => f.write_str("offset out of range"),
             Self::TimestampOverflow => f.write_str("timestamp out of range"),
-            Self::InvalidUtf8 => f.write_str("header key is not valid UTF-8"),
             Self::InvalidWrapper => f.write_str("invalid compressed wrapper message"),
             Self::InvalidControlRecord => f.write_str("invalid control record"),
             Self::TooLarge { size } => write!(f, "size {size} is too large for its field"),
@@ -305,6 +258,18 @@ impl RecordsError {
     }
 }
 
+impl From<DecodeErrorKind> for RecordsErrorKind {
+    fn from(kind: DecodeErrorKind) -> Self {
+        RecordsErrorKind::Decode(kind)
+    }
+}
+
+impl From<DecodeErrorKind> for RecordsError {
+    fn from(kind: DecodeErrorKind) -> Self {
+        RecordsError::new(kind.into())
+    }
+}
+
 impl From<RecordsErrorKind> for RecordsError {
     fn from(kind: RecordsErrorKind) -> Self {
         RecordsError::new(kind)
@@ -329,6 +294,9 @@ impl fmt::Display for RecordsError {
             };
             write!(f, " at byte {offset}{place}")?;
         }
+        if let RecordsErrorKind::Decode(kind) = &inner.kind {
+            kind.fmt_detail(f)?;
+        }
         Ok(())
     }
 }
@@ -346,3 +314,30 @@ impl fmt::Debug for RecordsError {
 }
 
 impl core::error::Error for RecordsError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    fn a_wire_fault_reads_with_its_place_and_detail() {
+        let eof = DecodeErrorKind::UnexpectedEof {
+            needed: 3,
+            available: 2,
+        };
+        let err = RecordsError::from(eof.clone())
+            .at(70)
+            .in_payload(true)
+            .in_record(2)
+            .in_batch(1);
+        assert_eq!(err.kind(), &RecordsErrorKind::Decode(eof));
+        assert_eq!(
+            err.to_string(),
+            "batch 1: record 2: unexpected end of input at byte 70 of the decompressed payload \
+             (needed 3, 2 left)"
+        );
+        let err = RecordsError::from(DecodeErrorKind::InvalidUtf8).at(9);
+        assert_eq!(err.to_string(), "header key is not valid UTF-8 at byte 9");
+    }
+}

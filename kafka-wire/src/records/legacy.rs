@@ -7,6 +7,7 @@
 use super::checksum::crc32;
 use super::wire::Wire;
 use super::{attributes, Compression, RecordsError, RecordsErrorKind, TimestampType};
+use crate::DecodeErrorKind;
 
 /// crc, magic, attributes, key length, value length.
 pub(crate) const MIN_SIZE_V0: usize = 14;
@@ -62,8 +63,8 @@ fn framed<'a>(w: &mut Wire<'a>) -> Result<Framed<'a>, RecordsError> {
         .at(size_at));
     };
     if body_len > w.remaining() {
-        return Err(RecordsError::new(RecordsErrorKind::LengthExceedsRemaining {
-            length: size.into(),
+        return Err(RecordsError::from(DecodeErrorKind::LengthExceedsRemaining {
+            length: u64::try_from(body_len).unwrap_or(u64::MAX),
             remaining: w.remaining(),
         })
         .at(size_at));
@@ -119,7 +120,7 @@ pub(crate) fn read_message<'a>(w: &mut Wire<'a>) -> Result<Message<'a>, RecordsE
     let key = m.i32_bytes()?;
     let value = m.i32_bytes()?;
     if m.remaining() != 0 {
-        return Err(m.error(RecordsErrorKind::TrailingBytes {
+        return Err(m.error(DecodeErrorKind::TrailingBytes {
             count: m.remaining(),
         }));
     }

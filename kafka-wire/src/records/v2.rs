@@ -6,6 +6,7 @@ use super::{
     attributes, BatchHeader, Compression, RecordsError, RecordsErrorKind, TimestampType,
     LOG_OVERHEAD,
 };
+use crate::DecodeErrorKind;
 
 /// Bytes from the start of a batch to the end of its header.
 pub(crate) const HEADER_LEN: usize = 61;
@@ -97,14 +98,14 @@ pub(crate) fn check_count(
     count_at: usize,
 ) -> Result<usize, RecordsError> {
     let Ok(n) = usize::try_from(count) else {
-        return Err(RecordsError::new(RecordsErrorKind::NegativeLength {
+        return Err(RecordsError::from(DecodeErrorKind::NegativeLength {
             length: count.into(),
         })
         .at(count_at));
     };
     if n > records_len / MIN_RECORD {
-        return Err(RecordsError::new(RecordsErrorKind::CountExceedsRemaining {
-            count: count.into(),
+        return Err(RecordsError::from(DecodeErrorKind::CountExceedsRemaining {
+            count: u64::try_from(n).unwrap_or(u64::MAX),
             remaining: records_len,
         })
         .at(count_at));
@@ -134,8 +135,8 @@ pub(crate) fn read_record<'a>(w: &mut Wire<'a>) -> Result<RawRecord<'a>, Records
     let length_at = w.at();
     let declared = w.varint_count()?;
     if declared > w.remaining() {
-        return Err(RecordsError::new(RecordsErrorKind::LengthExceedsRemaining {
-            length: i64::try_from(declared).unwrap_or(i64::MAX),
+        return Err(RecordsError::from(DecodeErrorKind::LengthExceedsRemaining {
+            length: u64::try_from(declared).unwrap_or(u64::MAX),
             remaining: w.remaining(),
         })
         .at(length_at));
@@ -151,8 +152,8 @@ pub(crate) fn read_record<'a>(w: &mut Wire<'a>) -> Result<RawRecord<'a>, Records
     let count_at = r.at();
     let header_count = r.varint_count()?;
     if header_count > r.remaining() / MIN_HEADER {
-        return Err(RecordsError::new(RecordsErrorKind::CountExceedsRemaining {
-            count: i64::try_from(header_count).unwrap_or(i64::MAX),
+        return Err(RecordsError::from(DecodeErrorKind::CountExceedsRemaining {
+            count: u64::try_from(header_count).unwrap_or(u64::MAX),
             remaining: r.remaining(),
         })
         .at(count_at));
@@ -193,7 +194,7 @@ pub(crate) struct RawHeader<'a> {
 pub(crate) fn read_header_field<'a>(w: &mut Wire<'a>) -> Result<RawHeader<'a>, RecordsError> {
     let key_at = w.at();
     let Some(key) = w.varint_bytes()? else {
-        return Err(RecordsError::new(RecordsErrorKind::NegativeLength { length: -1 }).at(key_at));
+        return Err(RecordsError::from(DecodeErrorKind::NegativeLength { length: -1 }).at(key_at));
     };
     let value = w.varint_bytes()?;
     Ok(RawHeader { key, value, key_at })

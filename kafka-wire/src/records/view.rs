@@ -9,6 +9,7 @@ use super::wire::Wire;
 use super::{
     BatchHeader, Compression, DecodeLimits, RecordsError, RecordsErrorKind, TimestampType,
 };
+use crate::DecodeErrorKind;
 use bytes::Bytes;
 use core::fmt;
 use std::sync::OnceLock;
@@ -351,7 +352,7 @@ impl<'a> Iterator for RecordIter<'a> {
         if self.left == 0 {
             self.done = true;
             if self.wire.remaining() != 0 {
-                let e = self.wire.error(RecordsErrorKind::TrailingBytes {
+                let e = self.wire.error(DecodeErrorKind::TrailingBytes {
                     count: self.wire.remaining(),
                 });
                 return Some(Err(e
@@ -537,7 +538,7 @@ impl<'a> Iterator for HeaderIter<'a> {
         self.left = self.left.saturating_sub(1);
         let read = v2::read_header_field(&mut self.wire).and_then(|raw| {
             let key = core::str::from_utf8(raw.key)
-                .map_err(|_| RecordsError::new(RecordsErrorKind::InvalidUtf8).at(raw.key_at))?;
+                .map_err(|_| RecordsError::from(DecodeErrorKind::InvalidUtf8).at(raw.key_at))?;
             Ok(HeaderView {
                 key,
                 value: raw.value,

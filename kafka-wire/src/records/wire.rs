@@ -6,6 +6,7 @@
 //! uncompressed fetch. A caller that wants a `Bytes` takes it with `Bytes::slice_ref`.
 
 use super::{RecordsError, RecordsErrorKind};
+use crate::DecodeErrorKind;
 
 /// The unread part of a slice, and the offset of the slice's first byte in the input.
 #[derive(Clone, Copy, Debug)]
@@ -41,13 +42,13 @@ impl<'a> Wire<'a> {
 
     /// An error of `kind` at the next byte.
     #[cold]
-    pub(crate) fn error(&self, kind: RecordsErrorKind) -> RecordsError {
-        RecordsError::new(kind).at(self.at())
+    pub(crate) fn error(&self, kind: impl Into<RecordsErrorKind>) -> RecordsError {
+        RecordsError::new(kind.into()).at(self.at())
     }
 
     #[cold]
     fn eof(&self, needed: usize) -> RecordsError {
-        self.error(RecordsErrorKind::UnexpectedEof {
+        self.error(DecodeErrorKind::UnexpectedEof {
             needed,
             available: self.remaining(),
         })
@@ -114,12 +115,12 @@ impl<'a> Wire<'a> {
             let shift = u32::try_from(i).unwrap_or(u32::MAX).saturating_mul(7);
             let last = i.saturating_add(1) == max_bytes;
             if last && byte & 0x80 != 0 {
-                return Err(self.error(RecordsErrorKind::VarintTooLong));
+                return Err(self.error(DecodeErrorKind::VarintTooLong));
             }
             // Bits of this byte that land at or beyond `bits`.
             let room = bits.saturating_sub(shift);
             if room < 7 && u32::from(byte & 0x7f) >> room != 0 {
-                return Err(self.error(RecordsErrorKind::VarintOverflow));
+                return Err(self.error(DecodeErrorKind::VarintOverflow));
             }
             value |= u64::from(byte & 0x7f).checked_shl(shift).unwrap_or(0);
             if byte & 0x80 == 0 {
@@ -127,7 +128,7 @@ impl<'a> Wire<'a> {
                 return Ok(value);
             }
         }
-        Err(self.error(RecordsErrorKind::VarintTooLong))
+        Err(self.error(DecodeErrorKind::VarintTooLong))
     }
 
     /// A zigzag varint (Kafka's `varint`).
@@ -150,7 +151,7 @@ impl<'a> Wire<'a> {
         let at = self.at();
         let n = self.varint()?;
         usize::try_from(n).map_err(|_| {
-            RecordsError::new(RecordsErrorKind::NegativeLength { length: n.into() }).at(at)
+            RecordsError::from(DecodeErrorKind::NegativeLength { length: n.into() }).at(at)
         })
     }
 
@@ -175,14 +176,14 @@ impl<'a> Wire<'a> {
             if length == -1 {
                 return Ok(None);
             }
-            return Err(RecordsError::new(RecordsErrorKind::NegativeLength {
+            return Err(RecordsError::from(DecodeErrorKind::NegativeLength {
                 length: length.into(),
             })
             .at(at));
         };
         if n > self.remaining() {
-            return Err(RecordsError::new(RecordsErrorKind::LengthExceedsRemaining {
-                length: length.into(),
+            return Err(RecordsError::from(DecodeErrorKind::LengthExceedsRemaining {
+                length: u64::try_from(n).unwrap_or(u64::MAX),
                 remaining: self.remaining(),
             })
             .at(at));
@@ -192,13 +193,6 @@ impl<'a> Wire<'a> {
 }
 
 #[cfg(test)]
-// Tests may panic on what they check.
-#[allow(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used
-)]
 mod tests {
     use super::*;
     use crate::varint::{put_varint, put_varlong};
@@ -227,25 +221,31 @@ mod tests {
             assert_eq!(err.offset(), Some(100));
             err.kind().clone()
         };
-        assert_eq!(kind(&[0x80; 5], false), RecordsErrorKind::VarintTooLong);
+        assert_eq!(
+            kind(&[0x80; 5], false),
+            RecordsErrorKind::Decode(DecodeErrorKind::VarintTooLong)
+        );
         assert_eq!(
             kind(&[0xff, 0xff, 0xff, 0xff, 0x1f], false),
-            RecordsErrorKind::VarintOverflow
+            RecordsErrorKind::Decode(DecodeErrorKind::VarintOverflow)
         );
-        assert_eq!(kind(&[0x80; 10], true), RecordsErrorKind::VarintTooLong);
+        assert_eq!(
+            kind(&[0x80; 10], true),
+            RecordsErrorKind::Decode(DecodeErrorKind::VarintTooLong)
+        );
         assert_eq!(
             kind(
                 &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02],
                 true
             ),
-            RecordsErrorKind::VarintOverflow
+            RecordsErrorKind::Decode(DecodeErrorKind::VarintOverflow)
         );
         assert_eq!(
             kind(&[0x80, 0x80], false),
-            RecordsErrorKind::UnexpectedEof {
+            RecordsErrorKind::Decode(DecodeErrorKind::UnexpectedEof {
                 needed: 3,
                 available: 2
-            }
+            })
         );
     }
 
@@ -255,13 +255,16 @@ mod tests {
         let err = w.varint_bytes().unwrap_err();
         assert_eq!(
             err.kind(),
-            &RecordsErrorKind::LengthExceedsRemaining {
+            &RecordsErrorKind::Decode(DecodeErrorKind::LengthExceedsRemaining {
                 length: 4,
                 remaining: 2
-            }
+            })
         );
         assert_eq!(Wire::new(&[0x01], 0).varint_bytes().unwrap(), None);
         let err = Wire::new(&[0x03], 0).varint_bytes().unwrap_err();
-        assert_eq!(err.kind(), &RecordsErrorKind::NegativeLength { length: -2 });
+        assert_eq!(
+            err.kind(),
+            &RecordsErrorKind::Decode(DecodeErrorKind::NegativeLength { length: -2 })
+        );
     }
 }

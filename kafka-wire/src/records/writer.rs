@@ -466,8 +466,9 @@ impl core::fmt::Debug for BatchWriter<'_> {
     }
 }
 
-/// Where a legacy message's CRC sits, and its timestamp (magic 1).
-const LEGACY_CRC_AT: usize = 12;
+/// Where a legacy message's CRC sits (right after the offset and size), and its timestamp
+/// (magic 1).
+const LEGACY_CRC_AT: usize = LOG_OVERHEAD;
 const LEGACY_TIMESTAMP_AT: usize = 18;
 
 /// Where a legacy wrapper's value begins: after its header and the key (null) and value lengths.

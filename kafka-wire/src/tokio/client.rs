@@ -157,7 +157,7 @@ fn read_response<R: ResponseSet>(
 ) -> Result<Response<R>, CodecError> {
     // Every response header version starts with the correlation id.
     let Some(&[c0, c1, c2, c3]) = frame.get(..4) else {
-        return Err(DecodeError::eof(4, frame.len()).at_start().into());
+        return Err(DecodeError::eof(4, frame.len()).located(frame.len()).into());
     };
     let id = i32::from_be_bytes([c0, c1, c2, c3]);
     let (key, version) = in_flight

@@ -4,7 +4,7 @@ use super::{CodecError, FrameReader, Response, API_VERSIONS_KEY};
 use crate::api::RequestSet;
 use crate::frame::{self, DEFAULT_MAX_FRAME_SIZE};
 use crate::messages::RequestHeader;
-use crate::{Decode, DecodeError};
+use crate::Decode;
 use bytes::{Bytes, BytesMut};
 use core::fmt;
 use core::marker::PhantomData;
@@ -139,7 +139,7 @@ fn read_request<S: RequestSet>(frame: Bytes) -> Result<(RequestHeader, S), Codec
                 // (flexible from version 3 on, as in Kafka); only the body is left unread.
                 let mut rest = frame;
                 let header = RequestHeader::decode(&mut rest, api.header_version(version))?;
-                let body = S::decode(key, &mut Bytes::new(), 0).map_err(DecodeError::at_start)?;
+                let body = S::decode(key, &mut Bytes::new(), 0).map_err(|e| e.located(0))?;
                 return Ok((header, body));
             }
         }

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::io;
 
 use bytes::Bytes;
-use kafka_wire::records::{BatchHeader, BatchView, EndTxnMarker, RecordsReader, TimestampType};
+use kafka_wire::records::{BatchHeader, BatchView, RecordsReader, TimestampType, TxnMarker};
 use kafka_wire::ErrorCode;
 
 use crate::cluster::TopicPartition;
@@ -208,7 +208,7 @@ impl Partition {
     }
 
     /// Brings the producer state up to date with one batch of the log.
-    fn apply(&mut self, info: &BatchInfo, marker: Option<EndTxnMarker>) {
+    fn apply(&mut self, info: &BatchInfo, marker: Option<TxnMarker>) {
         if info.producer_id < 0 {
             return;
         }
@@ -372,7 +372,7 @@ impl Partition {
         }
         let open = self.producers.get(&req.producer_id).and_then(|s| s.ongoing);
         let offset = self.high_watermark();
-        let marker = EndTxnMarker {
+        let marker = TxnMarker {
             commit: req.commit,
             coordinator_epoch: req.coordinator_epoch,
         };
@@ -442,7 +442,7 @@ impl Partition {
         storage: &mut dyn Storage,
         bytes: &[u8],
         batch: &BatchHeader,
-        marker: Option<EndTxnMarker>,
+        marker: Option<TxnMarker>,
     ) -> Result<(), Refusal> {
         if let Err(e) = storage.append(&self.file, bytes) {
             // Drop whatever part of the write landed, so the next append follows a whole batch.
@@ -507,7 +507,7 @@ fn record_count(batch: &BatchView) -> usize {
 }
 
 /// The transaction marker a control batch holds, if it holds one.
-fn marker_of(batch: &BatchView) -> Option<EndTxnMarker> {
+fn marker_of(batch: &BatchView) -> Option<TxnMarker> {
     batch
         .control_record()
         .and_then(Result::ok)
