@@ -102,18 +102,18 @@ impl Segments {
             .iter()
             .map(move |part| match part {
                 Part::Copied(len) => {
-                    let (this, rest) = copied.split_at(*len);
+                    let (this, rest) = copied.split_at_checked(*len).unwrap_or((copied, &[]));
                     copied = rest;
                     this
                 }
                 Part::Shared(bytes) => &bytes[..],
             })
-            .chain(core::iter::once(&self.copied[self.closed..]))
+            .chain(core::iter::once(self.copied.get(self.closed..).unwrap_or_default()))
     }
 
     /// Ends the part of copied bytes being written, if it has any.
     fn close(&mut self) {
-        let open = self.copied.len() - self.closed;
+        let open = self.copied.len().saturating_sub(self.closed);
         if open > 0 {
             self.parts.push_back(Part::Copied(open));
             self.closed = self.copied.len();
@@ -144,7 +144,7 @@ impl Sink for Segments {
             self.copied.extend_from_slice(src);
         } else {
             self.close();
-            self.shared += src.len();
+            self.shared = self.shared.saturating_add(src.len());
             self.parts.push_back(Part::Shared(src.clone()));
         }
     }
@@ -152,13 +152,13 @@ impl Sink for Segments {
 
 impl Buf for Segments {
     fn remaining(&self) -> usize {
-        // Every byte is in memory, so the sum cannot overflow.
-        self.copied.len() + self.shared
+        // Every byte is in memory: the sum does not saturate.
+        self.copied.len().saturating_add(self.shared)
     }
 
     fn chunk(&self) -> &[u8] {
         match self.parts.front() {
-            Some(Part::Copied(len)) => &self.copied[..*len],
+            Some(Part::Copied(len)) => self.copied.get(..*len).unwrap_or_default(),
             Some(Part::Shared(bytes)) => bytes,
             None => &self.copied,
         }
@@ -175,9 +175,9 @@ impl Buf for Segments {
                 Some(Part::Copied(len)) => {
                     let n = cnt.min(*len);
                     self.copied.advance(n);
-                    self.closed -= n;
-                    *len -= n;
-                    cnt -= n;
+                    self.closed = self.closed.saturating_sub(n);
+                    *len = len.saturating_sub(n);
+                    cnt = cnt.saturating_sub(n);
                     if *len == 0 {
                         self.parts.pop_front();
                     }
@@ -185,8 +185,8 @@ impl Buf for Segments {
                 Some(Part::Shared(bytes)) => {
                     let n = cnt.min(bytes.len());
                     bytes.advance(n);
-                    self.shared -= n;
-                    cnt -= n;
+                    self.shared = self.shared.saturating_sub(n);
+                    cnt = cnt.saturating_sub(n);
                     if bytes.is_empty() {
                         self.parts.pop_front();
                     }
@@ -196,10 +196,11 @@ impl Buf for Segments {
     }
 
     fn chunks_vectored<'a>(&'a self, dst: &mut [IoSlice<'a>]) -> usize {
-        let mut n = 0;
+        let mut n: usize = 0;
         for (slot, segment) in dst.iter_mut().zip(self.slices().filter(|s| !s.is_empty())) {
             *slot = IoSlice::new(segment);
-            n += 1;
+            // At most `dst.len()`.
+            n = n.saturating_add(1);
         }
         n
     }
