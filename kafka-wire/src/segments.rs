@@ -108,7 +108,9 @@ impl Segments {
                 }
                 Part::Shared(bytes) => &bytes[..],
             })
-            .chain(core::iter::once(self.copied.get(self.closed..).unwrap_or_default()))
+            .chain(core::iter::once(
+                self.copied.get(self.closed..).unwrap_or_default(),
+            ))
     }
 
     /// Ends the part of copied bytes being written, if it has any.
