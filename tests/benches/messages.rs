@@ -76,7 +76,14 @@ impl Bench {
         if !self.compare.wants(group, &CASES) {
             return None;
         }
-        let bytes = message(&mut self.compare, group, version, &build(), to_peer, vectored);
+        let bytes = message(
+            &mut self.compare,
+            group,
+            version,
+            &build(),
+            to_peer,
+            vectored,
+        );
         self.shapes.push((group.to_owned(), about, bytes.len()));
         Some(bytes)
     }
@@ -97,7 +104,14 @@ fn main() {
     ] {
         let group = format!("WriteTxnMarkersRequest v1 {size}");
         let build = || shapes::write_txn_markers_request(markers, topics, partitions);
-        if let Some(bytes) = bench.shape(&group, about, 1, build, peer::write_txn_markers_request, false) {
+        if let Some(bytes) = bench.shape(
+            &group,
+            about,
+            1,
+            build,
+            peer::write_txn_markers_request,
+            false,
+        ) {
             let hand = Hand {
                 decode: hand::Request::decode,
                 encode: hand::Request::encode,
@@ -108,8 +122,14 @@ fn main() {
         }
         let group = format!("WriteTxnMarkersResponse v1 {size}");
         let build = || shapes::write_txn_markers_response(markers, topics, partitions);
-        if let Some(bytes) = bench.shape(&group, about, 1, build, peer::write_txn_markers_response, false)
-        {
+        if let Some(bytes) = bench.shape(
+            &group,
+            about,
+            1,
+            build,
+            peer::write_txn_markers_response,
+            false,
+        ) {
             let hand = Hand {
                 decode: hand::Response::decode,
                 encode: hand::Response::encode,

@@ -328,7 +328,10 @@ mod tests {
         ] {
             let (mut a, mut b) = (Bytes::from(bytes), Bytes::from(bytes));
             let (x, y) = (get_uvarint(&mut a), get_uvarint_checked(&mut b));
-            assert_eq!(x.map_err(|e| e.kind().clone()), y.map_err(|e| e.kind().clone()));
+            assert_eq!(
+                x.map_err(|e| e.kind().clone()),
+                y.map_err(|e| e.kind().clone())
+            );
             assert_eq!(a, b);
         }
     }
