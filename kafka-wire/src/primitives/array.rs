@@ -137,29 +137,7 @@ impl<T: Codec> Codec for Vec<T> {
 }
 
 impl<T: Codec> NullableCodec for Vec<T> {
-    // Present values look like non-nullable ones; only the null differs.
-    #[inline]
-    fn encode_present<B: Sink>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
-        self.encode_value(buf, cx)
-    }
-
-    #[inline]
-    fn present_len(&self, cx: Ctx) -> usize {
-        self.value_len(cx)
-    }
-
-    fn encode_null<B: Sink>(buf: &mut B, cx: Ctx) {
-        // A null prefix never fails.
-        let _ = write_len(buf, cx, LenKind::Array, None);
-    }
-
-    fn null_len(cx: Ctx) -> usize {
-        if cx.flexible {
-            1
-        } else {
-            4
-        }
-    }
+    length_prefixed_null!(LenKind::Array);
 
     #[inline]
     fn decode_nullable(buf: &mut Bytes, cx: Ctx) -> Result<Option<Self>, DecodeError> {
@@ -222,29 +200,7 @@ impl<T: Int> Codec for IntArray<T> {
 }
 
 impl<T: Int> NullableCodec for IntArray<T> {
-    // Present values look like non-nullable ones; only the null differs.
-    #[inline]
-    fn encode_present<B: Sink>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
-        self.encode_value(buf, cx)
-    }
-
-    #[inline]
-    fn present_len(&self, cx: Ctx) -> usize {
-        self.value_len(cx)
-    }
-
-    fn encode_null<B: Sink>(buf: &mut B, cx: Ctx) {
-        // A null prefix never fails.
-        let _ = write_len(buf, cx, LenKind::Array, None);
-    }
-
-    fn null_len(cx: Ctx) -> usize {
-        if cx.flexible {
-            1
-        } else {
-            4
-        }
-    }
+    length_prefixed_null!(LenKind::Array);
 
     #[inline]
     fn decode_nullable(buf: &mut Bytes, cx: Ctx) -> Result<Option<Self>, DecodeError> {

@@ -258,29 +258,7 @@ macro_rules! byte_codec {
         }
 
         impl NullableCodec for $ty {
-            // Present values look like non-nullable ones; only the null differs.
-            #[inline]
-            fn encode_present<B: Sink>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
-                self.encode_value(buf, cx)
-            }
-
-            #[inline]
-            fn present_len(&self, cx: Ctx) -> usize {
-                self.value_len(cx)
-            }
-
-            fn encode_null<B: Sink>(buf: &mut B, cx: Ctx) {
-                // A null prefix never fails.
-                let _ = write_len(buf, cx, LenKind::Bytes, None);
-            }
-
-            fn null_len(cx: Ctx) -> usize {
-                if cx.flexible {
-                    1
-                } else {
-                    4
-                }
-            }
+            length_prefixed_null!(LenKind::Bytes);
 
             #[inline]
             fn decode_nullable(buf: &mut Bytes, cx: Ctx) -> Result<Option<Self>, DecodeError> {

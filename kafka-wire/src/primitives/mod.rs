@@ -1,5 +1,31 @@
 //! Codecs for the schema's primitive types, classic and compact forms side by side.
 
+/// The `NullableCodec` methods every length-prefixed type shares: a present value is written
+/// as a non-nullable one, and a null is the length prefix of `$kind` holding -1. Each type
+/// writes its own `decode_nullable`.
+macro_rules! length_prefixed_null {
+    ($kind:expr) => {
+        #[inline]
+        fn encode_present<B: Sink>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
+            self.encode_value(buf, cx)
+        }
+
+        #[inline]
+        fn present_len(&self, cx: Ctx) -> usize {
+            self.value_len(cx)
+        }
+
+        fn encode_null<B: Sink>(buf: &mut B, cx: Ctx) {
+            // A null prefix never fails.
+            let _ = super::bytes::write_len(buf, cx, $kind, None);
+        }
+
+        fn null_len(cx: Ctx) -> usize {
+            super::bytes::prefix_len(cx, $kind, None)
+        }
+    };
+}
+
 pub(crate) mod array;
 pub(crate) mod bytes;
 pub(crate) mod int;

@@ -1,6 +1,6 @@
 //! Strings: `KafkaString` (zero-copy) and `String`.
 
-use super::bytes::{bytes_len, decode_bytes, encode_bytes, unexpected_null, write_len, LenKind};
+use super::bytes::{bytes_len, decode_bytes, encode_bytes, unexpected_null, LenKind};
 use crate::codec::{Codec, Ctx, NullableCodec, Sink};
 use crate::{DecodeError, DecodeErrorKind, EncodeError, KafkaString};
 use bytes::{Buf, Bytes};
@@ -44,29 +44,7 @@ macro_rules! string_codec {
         }
 
         impl NullableCodec for $ty {
-            // Present values look like non-nullable ones; only the null differs.
-            #[inline]
-            fn encode_present<B: Sink>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
-                self.encode_value(buf, cx)
-            }
-
-            #[inline]
-            fn present_len(&self, cx: Ctx) -> usize {
-                self.value_len(cx)
-            }
-
-            fn encode_null<B: Sink>(buf: &mut B, cx: Ctx) {
-                // A null prefix never fails.
-                let _ = write_len(buf, cx, LenKind::String, None);
-            }
-
-            fn null_len(cx: Ctx) -> usize {
-                if cx.flexible {
-                    1
-                } else {
-                    2
-                }
-            }
+            length_prefixed_null!(LenKind::String);
 
             #[inline]
             fn decode_nullable(buf: &mut Bytes, cx: Ctx) -> Result<Option<Self>, DecodeError> {
