@@ -1,5 +1,6 @@
 //! The per-value codec that derived structs and every field type implement.
 
+pub use crate::slot::{Filled, Slot};
 use crate::{DecodeError, EncodeError};
 use bytes::{BufMut, Bytes};
 
@@ -172,6 +173,22 @@ pub trait Codec: Sized {
 
     /// Reads a value, taking strings and bytes as zero-copy slices of `buf`.
     fn decode_value(buf: &mut Bytes, cx: Ctx) -> Result<Self, DecodeError>;
+
+    /// Reads a value into `slot`, the place that keeps it (an element of an array), and returns
+    /// the proof that it did. By default, [`decode_value`](Codec::decode_value) and then a copy
+    /// into the slot; the derive writes a struct's fields straight into it instead (see
+    /// [`Slot`]). There is no need to implement it.
+    #[inline]
+    fn decode_into<'a>(
+        buf: &mut Bytes,
+        cx: Ctx,
+        slot: Slot<'a, Self>,
+    ) -> Result<Filled<'a, Self>, DecodeError> {
+        match Self::decode_value(buf, cx) {
+            Ok(value) => Ok(slot.fill(value)),
+            Err(e) => Err(e),
+        }
+    }
 }
 
 /// A value that may be null in the versions where its field is nullable.

@@ -2,10 +2,11 @@
 
 pub use crate::api::{ApiInfo, ApiSet, RequestSet, ResponseSet, Side};
 pub use crate::codec::Sink;
-pub use crate::codec::{Codec, Ctx, NullableCodec};
+pub use crate::codec::{Codec, Ctx, Filled, NullableCodec, Slot};
 pub use crate::fields::{DefaultInfo, FieldInfo, Fields};
 #[cfg(feature = "serde")]
 pub use crate::json::__derive as json;
+pub use crate::slot::decode_via_slot;
 pub use crate::tagged::{decode_tagged, TaggedLen, TaggedWriter};
 pub use crate::traits::{ApiMessage, Decode, Encode, Message};
 pub use crate::{DecodeError, EncodeError, UnknownTaggedFields, VersionRange};

@@ -78,13 +78,22 @@ pub fn expand_decode(msg: &Message) -> TokenStream {
     } else {
         None
     };
+    let value = quote! {
+        Self {
+            #(#inits)*
+            #unknown_init
+        }
+    };
+    // A nested struct is read into its slot (`Codec::decode_into`), a message returned.
+    let value = if msg.top.is_none() {
+        quote!(__slot.fill(#value))
+    } else {
+        value
+    };
     quote! {
         #(#reads)*
         #unknown_local
         #section
-        ::core::result::Result::Ok(Self {
-            #(#inits)*
-            #unknown_init
-        })
+        ::core::result::Result::Ok(#value)
     }
 }

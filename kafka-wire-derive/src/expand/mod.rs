@@ -89,12 +89,10 @@ fn fallback(input: &syn::DeriveInput, is_top: bool, p: &TokenStream) -> TokenStr
 }
 
 /// `decode_value` and `value_len` are not generic and not `#[inline]`: they are compiled once,
-/// in the crate that defines the message. A nested struct's `decode_value` is `#[inline]`, so
-/// that an array's loop reads each element straight into the vector: called instead, the
-/// element came back through the stack, written field by field and read back wider, a stalled
-/// load per element (messages bench, WriteTxnMarkersResponse v1 large decode: 96 µs called,
-/// 44 µs inlined, against 62 µs for the hand-written codec; MetadataResponse 273 µs against 194).
-/// Inlining the nested `value_len` too made MetadataResponse's size slower (58 µs against 44).
+/// in the crate that defines the message. A nested struct is decoded by `decode_into`, which
+/// writes its fields straight into the place that keeps it (an array's element), and
+/// `decode_value` reads it through a slot on the stack: see the runtime's `slot` module for
+/// the measurements behind this, against inlining the decoder into every array.
 fn expand_impls(msg: &Message) -> TokenStream {
     let ident = &msg.input.ident;
     let p = &msg.private;
@@ -127,7 +125,25 @@ fn expand_impls(msg: &Message) -> TokenStream {
             #api
         }
     });
-    let nested_inline = msg.top.is_none().then(|| quote!(#[inline]));
+    let decode_fn = if msg.top.is_none() {
+        quote! {
+            fn decode_value(__buf: &mut #p::Bytes, __cx: #p::Ctx) -> ::core::result::Result<Self, #p::DecodeError> {
+                #p::decode_via_slot(__buf, __cx)
+            }
+
+            fn decode_into<'__a>(__buf: &mut #p::Bytes, __cx: #p::Ctx, __slot: #p::Slot<'__a, Self>) -> ::core::result::Result<#p::Filled<'__a, Self>, #p::DecodeError> {
+                let __v = __cx.version;
+                #decode
+            }
+        }
+    } else {
+        quote! {
+            fn decode_value(__buf: &mut #p::Bytes, __cx: #p::Ctx) -> ::core::result::Result<Self, #p::DecodeError> {
+                let __v = __cx.version;
+                #decode
+            }
+        }
+    };
     quote! {
         #[automatically_derived]
         #[allow(unused_variables, unused_mut, unused_parens)]
@@ -147,11 +163,7 @@ fn expand_impls(msg: &Message) -> TokenStream {
                 __len
             }
 
-            #nested_inline
-            fn decode_value(__buf: &mut #p::Bytes, __cx: #p::Ctx) -> ::core::result::Result<Self, #p::DecodeError> {
-                let __v = __cx.version;
-                #decode
-            }
+            #decode_fn
         }
 
         #[automatically_derived]

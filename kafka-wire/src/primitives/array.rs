@@ -3,6 +3,7 @@
 use super::bytes::{prefix_len, read_len, unexpected_null, write_len, LenKind};
 use crate::codec::{Codec, Ctx, NullableCodec, Sink};
 use crate::int_array::{Int, IntArray};
+use crate::slot::push_decoded;
 use crate::{DecodeError, DecodeErrorKind, EncodeError};
 use bytes::{Buf, Bytes};
 
@@ -95,9 +96,8 @@ fn decode_elements<T: Codec>(
     )?;
     let mut items = Vec::with_capacity(capacity);
     for i in 0..count {
-        match T::decode_value(buf, cx) {
-            Ok(item) => items.push(item),
-            Err(e) => return Err(e.at_index(i)),
+        if let Err(e) = push_decoded(&mut items, buf, cx) {
+            return Err(e.at_index(i));
         }
     }
     Ok(items)
