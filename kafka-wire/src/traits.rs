@@ -80,15 +80,14 @@ pub trait Encode {
 
     /// Encodes into a new buffer of exactly the right size.
     fn encode_to_bytes(&self, version: i16) -> Result<Bytes, EncodeError> {
-        let len = self.encoded_len(version)?;
-        // No Kafka message is longer than an i32 size can say. A larger (possibly saturated)
-        // size belongs to a value `encode` would refuse anyway: refuse it before reserving.
-        if len > i32::MAX as usize {
-            return Err(too_long_for_buffer(len));
+        let mut buf = match self.encoded_len(version) {
+            Ok(len) => buffer_for(len)?,
+            Err(e) => return Err(e),
+        };
+        match self.encode(&mut buf, version) {
+            Ok(()) => Ok(buf.freeze()),
+            Err(e) => Err(e),
         }
-        let mut buf = BytesMut::with_capacity(len);
-        self.encode(&mut buf, version)?;
-        Ok(buf.freeze())
     }
 }
 
@@ -149,8 +148,21 @@ fn no_trailing_bytes(rest: &Bytes, len: usize) -> Result<(), DecodeError> {
     Ok(())
 }
 
+/// A buffer for a message of `len` bytes. No Kafka message is longer than an i32 size can say;
+/// a larger (possibly saturated) size belongs to a value `encode` would refuse anyway, so it is
+/// refused before reserving.
+fn buffer_for(len: usize) -> Result<BytesMut, EncodeError> {
+    if len > i32::MAX as usize {
+        return Err(too_long_for_buffer(len));
+    }
+    Ok(BytesMut::with_capacity(len))
+}
+
 /// The context to encode `version` of the message `name` in.
-#[inline]
+///
+/// Neither this nor [`decode_context`] is `#[inline]`: the wrappers that call them are
+/// instantiated for every message a program uses, in the program's own crate, and a call is
+/// the least code each instantiation can hold.
 fn encode_context(
     version: i16,
     valid: VersionRange,
@@ -193,14 +205,18 @@ fn leaving_message(e: DecodeError, name: &'static str, len: usize) -> DecodeErro
 impl<M: Message> Encode for M {
     #[inline]
     fn encode(&self, buf: &mut impl Sink, version: i16) -> Result<(), EncodeError> {
-        let cx = encode_context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS, M::NAME)?;
-        self.encode_value(buf, cx)
+        match encode_context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS, M::NAME) {
+            Ok(cx) => self.encode_value(buf, cx),
+            Err(e) => Err(e),
+        }
     }
 
     #[inline]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let cx = encode_context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS, M::NAME)?;
-        Ok(self.value_len(cx))
+        match encode_context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS, M::NAME) {
+            Ok(cx) => Ok(self.value_len(cx)),
+            Err(e) => Err(e),
+        }
     }
 }
 
@@ -222,7 +238,23 @@ impl<M: Message> Decode for M {
 #[inline]
 fn decode_in<M: Message>(buf: &mut Bytes, version: i16, strict: bool) -> Result<M, DecodeError> {
     let len = buf.len();
-    let cx = context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS)
-        .ok_or_else(|| unsupported_decode(version, M::VERSIONS, M::NAME))?;
-    M::decode_value(buf, cx.with_strict(strict)).map_err(|e| leaving_message(e, M::NAME, len))
+    let cx = decode_context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS, M::NAME, strict)?;
+    match M::decode_value(buf, cx) {
+        Ok(value) => Ok(value),
+        Err(e) => Err(leaving_message(e, M::NAME, len)),
+    }
+}
+
+/// The context to decode `version` of the message `name` in; see [`encode_context`].
+fn decode_context(
+    version: i16,
+    valid: VersionRange,
+    flexible: VersionRange,
+    name: &'static str,
+    strict: bool,
+) -> Result<Ctx, DecodeError> {
+    match context(version, valid, flexible) {
+        Some(cx) => Ok(cx.with_strict(strict)),
+        None => Err(unsupported_decode(version, valid, name)),
+    }
 }
