@@ -379,23 +379,14 @@ impl<'a> FieldGen<'a> {
         self.codec_call("value_len", "option_len", quote!(&self.#ident,))
     }
 
-    /// The size of `self.<field>` as a `usize` expression. A type with a fixed size takes no
-    /// call: the constant folds before code generation, which keeps the sizer of a struct of
-    /// integers a sum of constants.
-    pub fn fixed_or_len_call(&self) -> TokenStream {
-        let len = self.len_call();
+    /// `<T as Codec>::FIXED_LEN` of the field's type, `None` for an optional field.
+    pub fn fixed_len(&self) -> Option<TokenStream> {
         if self.field.ty.option {
-            return len;
+            return None;
         }
         let inner = self.field.ty.inner;
         let p = self.p;
-        let codec = quote_spanned!(inner.span()=> <#inner as #p::Codec>);
-        quote! {
-            match #codec::FIXED_LEN {
-                ::core::option::Option::Some(__n) => __n,
-                ::core::option::Option::None => #len,
-            }
-        }
+        Some(quote_spanned!(inner.span()=> <#inner as #p::Codec>::FIXED_LEN))
     }
 
     /// Reads the field from `buf`.

@@ -10,9 +10,20 @@ use quote::quote;
 pub fn expand_size(msg: &Message) -> TokenStream {
     let (all, tagged) = fields(msg);
     let p = &msg.private;
+    // Fixed-size fields add to a sum of their own, so that the sizes of integers do not wait,
+    // one saturating add after another, on the calls that size strings and arrays.
     let regular = all.iter().map(|g| {
-        let len = g.fixed_or_len_call();
-        g.regular_only(quote!(__len = __len.saturating_add(#len);))
+        let len = g.len_call();
+        let add = match g.fixed_len() {
+            Some(fixed) => quote! {
+                match #fixed {
+                    ::core::option::Option::Some(__n) => __fixed = __fixed.saturating_add(__n),
+                    ::core::option::Option::None => __len = __len.saturating_add(#len),
+                }
+            },
+            None => quote!(__len = __len.saturating_add(#len);),
+        };
+        g.regular_only(add)
     });
     let section = msg.may_be_flexible().then(|| {
         let unknown = unknown_ref(msg);
@@ -40,7 +51,9 @@ pub fn expand_size(msg: &Message) -> TokenStream {
         }
     });
     quote! {
+        let mut __fixed: ::core::primitive::usize = 0;
         #(#regular)*
         #section
+        __len = __len.saturating_add(__fixed);
     }
 }
