@@ -5,16 +5,19 @@
 //! batch checksums every byte of it, so this is on the hot path of every consumer: the
 //! table-driven CRC-32C took 17 % of reading an uncompressed fetch (benches/records.rs).
 
+use crc_fast::{checksum, CrcAlgorithm};
+
 /// CRC-32C (Castagnoli), the checksum of magic 2 batches.
 #[inline]
 pub(crate) fn crc32c(data: &[u8]) -> u32 {
-    ::crc32c::crc32c(data)
+    // A CRC-32 fits its `u64`.
+    checksum(CrcAlgorithm::Crc32Iscsi, data) as u32
 }
 
 /// CRC-32 as in zlib and Ethernet, the checksum of magic 0 and 1 messages.
 #[inline]
 pub(crate) fn crc32(data: &[u8]) -> u32 {
-    crc32fast::hash(data)
+    checksum(CrcAlgorithm::Crc32IsoHdlc, data) as u32
 }
 
 #[cfg(test)]

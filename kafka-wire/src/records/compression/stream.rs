@@ -193,7 +193,7 @@ mod gzip {
     /// length of the input.
     pub(super) struct Member {
         deflate: Box<Compress>,
-        crc: crc32fast::Hasher,
+        crc: crc_fast::Digest,
         /// The input's length modulo 2^32, as the trailer wants it.
         len: u32,
     }
@@ -205,7 +205,7 @@ mod gzip {
             out.extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
             Member {
                 deflate: Box::new(Compress::new(flate2::Compression::default(), false)),
-                crc: crc32fast::Hasher::new(),
+                crc: crc_fast::Digest::new(crc_fast::CrcAlgorithm::Crc32IsoHdlc),
                 len: 0,
             }
         }
@@ -223,7 +223,8 @@ mod gzip {
 
         pub(super) fn finish(mut self, out: &mut BytesMut) -> Result<(), RecordsError> {
             self.deflate(out, &[], FlushCompress::Finish)?;
-            out.extend_from_slice(&self.crc.finalize().to_le_bytes());
+            // A CRC-32 fits its `u64`.
+            out.extend_from_slice(&(self.crc.finalize() as u32).to_le_bytes());
             out.extend_from_slice(&self.len.to_le_bytes());
             Ok(())
         }
