@@ -80,14 +80,9 @@ pub trait Encode {
 
     /// Encodes into a new buffer of exactly the right size.
     fn encode_to_bytes(&self, version: i16) -> Result<Bytes, EncodeError> {
-        let mut buf = match self.encoded_len(version) {
-            Ok(len) => buffer_for(len)?,
-            Err(e) => return Err(e),
-        };
-        match self.encode(&mut buf, version) {
-            Ok(()) => Ok(buf.freeze()),
-            Err(e) => Err(e),
-        }
+        let mut buf = buffer_for(self.encoded_len(version)?)?;
+        self.encode(&mut buf, version)?;
+        Ok(buf.freeze())
     }
 }
 
@@ -208,18 +203,14 @@ fn leaving_message(e: DecodeError, name: &'static str, len: usize) -> DecodeErro
 impl<M: Message> Encode for M {
     #[inline]
     fn encode(&self, buf: &mut impl Sink, version: i16) -> Result<(), EncodeError> {
-        match encode_context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS, M::NAME) {
-            Ok(cx) => self.encode_value(buf, cx),
-            Err(e) => Err(e),
-        }
+        let cx = encode_context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS, M::NAME)?;
+        self.encode_value(buf, cx)
     }
 
     #[inline]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        match encode_context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS, M::NAME) {
-            Ok(cx) => Ok(self.value_len(cx)),
-            Err(e) => Err(e),
-        }
+        let cx = encode_context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS, M::NAME)?;
+        Ok(self.value_len(cx))
     }
 }
 
