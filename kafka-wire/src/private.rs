@@ -6,6 +6,7 @@ pub use crate::codec::{Codec, Ctx, Filled, NullableCodec, Slot};
 pub use crate::fields::{DefaultInfo, FieldInfo, Fields};
 #[cfg(feature = "serde")]
 pub use crate::json::__derive as json;
+pub use crate::primitives::int::Fixed;
 pub use crate::slot::decode_via_slot;
 pub use crate::tagged::{decode_tagged, TaggedLen, TaggedWriter};
 pub use crate::traits::{ApiMessage, Decode, Encode, Message};

@@ -8,10 +8,7 @@ use quote::{format_ident, quote};
 pub fn expand_encode(msg: &Message) -> TokenStream {
     let (all, tagged) = fields(msg);
     let p = &msg.private;
-    let regular = all.iter().map(|g| {
-        let call = g.try_(g.encode_call());
-        g.regular_or_check(quote!(#call;))
-    });
+    let regular = all.iter().map(|g| g.regular_or_check(g.encode_stmt()));
     let classic = super::classic_check(msg);
     let section = msg.may_be_flexible().then(|| {
         let unknown = unknown_ref(msg);

@@ -91,7 +91,9 @@ fn fallback(input: &syn::DeriveInput, is_top: bool, p: &TokenStream) -> TokenStr
 /// `decode_value` and `value_len` are not generic: they are compiled in the crate that defines
 /// the message. A nested struct is decoded by `decode_into`, which writes its fields straight
 /// into the place that keeps it (an array's element), and `decode_value` reads it through a
-/// slot on the stack: see the runtime's `slot` module for the measurements behind this, against
+/// slot on the stack. That `decode_value` is `#[inline]`, so compiled only where a struct is
+/// read on its own rather than for every nested struct (a twentieth of the library's code for
+/// the compiler's backend, by `cargo llvm-lines`): see the runtime's `slot` module for the measurements behind this, against
 /// inlining the decoder into every array. A nested struct's `value_len` is `#[inline]`, so that
 /// an array's loop sizes its elements without a call each (messages bench, two runs of the size
 /// rows each: MetadataResponse v13 33 µs inlined against 44-49 µs called, 1.36x kafka-protocol
@@ -132,6 +134,7 @@ fn expand_impls(msg: &Message) -> TokenStream {
     let len_inline = msg.top.is_none().then(|| quote!(#[inline]));
     let decode_fn = if msg.top.is_none() {
         quote! {
+            #[inline]
             fn decode_value(__buf: &mut #p::Bytes, __cx: #p::Ctx) -> ::core::result::Result<Self, #p::DecodeError> {
                 #p::decode_via_slot(__buf, __cx)
             }
@@ -395,6 +398,34 @@ impl<'a> FieldGen<'a> {
         Some(quote_spanned!(inner.span()=> <#inner as #p::Codec>::FIXED_LEN))
     }
 
+    /// `<T as Fixed>` when the field is an integer, a `bool` or an `f64` (not an `Option`):
+    /// written with no error path and sized by a constant. Spanned at the type, like the codec
+    /// calls.
+    pub fn fixed(&self) -> Option<TokenStream> {
+        let ty = &self.field.ty;
+        let fixed = matches!(
+            ty.kind,
+            model::Kind::Int { .. } | model::Kind::Bool | model::Kind::Float
+        );
+        if ty.option || !fixed {
+            return None;
+        }
+        let (inner, p) = (ty.inner, self.p);
+        Some(quote_spanned!(inner.span()=> <#inner as #p::Fixed>))
+    }
+
+    /// Writes the field into `__buf`, returning its error with the field's path.
+    pub fn encode_stmt(&self) -> TokenStream {
+        let ident = self.field.ident;
+        match self.fixed() {
+            Some(fixed) => quote!(#fixed::put(self.#ident, __buf);),
+            None => {
+                let call = self.try_(self.encode_call());
+                quote!(#call;)
+            }
+        }
+    }
+
     /// Reads the field from `buf`.
     pub fn decode_call(&self, buf: TokenStream) -> TokenStream {
         self.codec_call("decode_value", "decode_option", quote!(#buf,))
@@ -499,6 +530,12 @@ impl<'a> FieldGen<'a> {
             None => on_regular,
             Some(c) => quote!(if #c { #on_regular }),
         }
+    }
+
+    /// Whether the field is in the regular part of every version of its struct.
+    pub fn always_regular(&self) -> bool {
+        let regular = self.regular();
+        !regular.is_empty() && self.cond(regular).is_none()
     }
 
     /// For a tagged field: whether it goes into this version's tagged section.

@@ -2,7 +2,7 @@
 //! fails: every value the encoder refuses is refused there, so the sizer is a plain
 //! (saturating) sum.
 
-use super::{fields, unknown_ref};
+use super::{fields, unknown_ref, FieldGen};
 use crate::model::Message;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -11,9 +11,18 @@ pub fn expand_size(msg: &Message) -> TokenStream {
     let (all, tagged) = fields(msg);
     let p = &msg.private;
     // Fixed-size fields add to a sum of their own, so that the sizes of integers do not wait,
-    // one saturating add after another, on the calls that size strings and arrays.
-    let regular = all.iter().map(|g| {
+    // one saturating add after another, on the calls that size strings and arrays. Integers,
+    // booleans and floats in every version of the struct are one constant.
+    let always = |g: &&FieldGen| g.fixed().is_some() && g.always_regular();
+    let constant = all.iter().filter(always).map(|g| {
+        let fixed = g.fixed();
+        quote!(+ #fixed::LEN)
+    });
+    let regular = all.iter().filter(|g| !always(g)).map(|g| {
         let len = g.len_call();
+        if let Some(fixed) = g.fixed() {
+            return g.regular_only(quote!(__fixed += #fixed::LEN;));
+        }
         let add = match g.fixed_len() {
             Some(fixed) => quote! {
                 match #fixed {
@@ -51,7 +60,7 @@ pub fn expand_size(msg: &Message) -> TokenStream {
         }
     });
     quote! {
-        let mut __fixed: ::core::primitive::usize = 0;
+        let mut __fixed: ::core::primitive::usize = 0 #(#constant)*;
         #(#regular)*
         #section
         __len = __len.saturating_add(__fixed);
