@@ -19,8 +19,8 @@
 //! A [`Filled`] exists only once [`Slot::fill`] has written a value into its slot: it is the
 //! proof that the place is initialised. Nothing outside this module can make a `Slot` or a
 //! `Filled`, and a `Filled` is tied to its slot's lifetime, so a decoder can hand back no other
-//! proof than that of the slot it was given; [`fill_raw`] checks that the proof points at
-//! that slot all the same before [`fill_run`] counts the element into the vector. A decoder that fails or
+//! proof than that of the slot it was given; [`push_decoded`] checks that the proof points at
+//! that slot all the same before it counts the element into the vector. A decoder that fails or
 //! panics after filling its slot leaks the value (it is never counted into the vector), which is
 //! safe.
 //!
@@ -63,82 +63,28 @@ fn check_proof<T>(filled: &Filled<'_, T>, target: *const MaybeUninit<T>) {
     );
 }
 
-/// Decodes one `T` into `place`. This is a slot with its type erased, so that one loop
-/// ([`fill_run`]) serves every element type; each type adds only this small function.
-///
-/// # Safety
-/// `place` must be valid for writes of one `T`, and aligned for it.
-unsafe fn fill_raw<T: Codec>(place: *mut u8, buf: &mut Bytes, cx: Ctx) -> Result<(), DecodeError> {
-    // SAFETY: valid and aligned by the caller's promise; any bytes are a valid `MaybeUninit`.
-    let place = unsafe { &mut *place.cast::<MaybeUninit<T>>() };
+/// Decodes one `T` into the spare capacity of `items` and counts it in, growing `items` if it
+/// is full.
+#[inline]
+pub(crate) fn push_decoded<T: Codec>(
+    items: &mut Vec<T>,
+    buf: &mut Bytes,
+    cx: Ctx,
+) -> Result<(), DecodeError> {
+    items.reserve(1);
+    let len = items.len();
+    let Some(place) = items.spare_capacity_mut().first_mut() else {
+        // `reserve(1)` leaves room for one more.
+        unreachable!("no room after reserving one element");
+    };
     let target: *const MaybeUninit<T> = place;
     let filled = T::decode_into(buf, cx, Slot { place })?;
     check_proof(&filled, target);
+    // SAFETY: `filled` proves that `Slot::fill` wrote a `T` at `target`, which is the place
+    // right after the last element of `items` (checked above), within its capacity. `len` is
+    // below the capacity, as that place exists, so `len + 1` does not overflow.
+    unsafe { items.set_len(len.wrapping_add(1)) };
     Ok(())
-}
-
-/// [`fill_raw`] for some element type.
-type FillFn = unsafe fn(*mut u8, &mut Bytes, Ctx) -> Result<(), DecodeError>;
-
-/// Fills the elements from `*len` up to `end` one after the other, and counts each into `*len`
-/// once it is filled. Not generic, and never inlined: the catalogue has about 300 element types,
-/// and a loop for each of them was a quarter of the library's code for the compiler's backend
-/// (`cargo llvm-lines`); the call through `fill` costs no more than the call to each struct's
-/// out-of-line decoder did.
-///
-/// # Safety
-/// `base` must point at room for `end` elements of `size` bytes each, of the type that `fill`
-/// writes, and aligned for it.
-#[inline(never)]
-unsafe fn fill_run(
-    base: *mut u8,
-    size: usize,
-    len: &mut usize,
-    end: usize,
-    fill: FillFn,
-    buf: &mut Bytes,
-    cx: Ctx,
-) -> Result<(), DecodeError> {
-    while *len < end {
-        // SAFETY: `*len < end`, so the place lies within the room the caller promises, whose
-        // size in bytes (at most `isize::MAX`) the offset cannot overflow.
-        unsafe { fill(base.add((*len).wrapping_mul(size)), buf, cx)? };
-        // Below `end`, so no overflow.
-        *len = (*len).wrapping_add(1);
-    }
-    Ok(())
-}
-
-/// Decodes elements into the spare capacity of `items` and counts each in once it is filled,
-/// until `items` holds `count` elements or is full, or an element fails to decode. The caller
-/// grows `items` when it is full before `count`.
-#[inline]
-pub(crate) fn extend_decoded<T: Codec>(
-    items: &mut Vec<T>,
-    count: usize,
-    buf: &mut Bytes,
-    cx: Ctx,
-) -> Result<(), DecodeError> {
-    let end = count.min(items.capacity());
-    let mut len = items.len();
-    let base = items.as_mut_ptr().cast::<u8>();
-    // SAFETY: the vector's buffer at `base` has room for `capacity() >= end` elements of
-    // `size_of::<T>()` bytes, aligned for `T`, which is what `fill_raw::<T>` writes.
-    let result = unsafe {
-        fill_run(
-            base,
-            core::mem::size_of::<T>(),
-            &mut len,
-            end,
-            fill_raw::<T>,
-            buf,
-            cx,
-        )
-    };
-    // SAFETY: `fill_run` counted into `len` the elements it had filled (each proven by its
-    // `Filled`), all below `end <= capacity()`, after the `len()` elements already there.
-    unsafe { items.set_len(len) };
-    result
 }
 
 /// Decodes a `T` through its [`Codec::decode_into`] and returns it: how a struct whose decoder
@@ -193,17 +139,12 @@ mod tests {
     }
 
     #[test]
-    fn elements_fill_the_spare_capacity_and_stop_when_it_is_full() {
+    fn elements_are_counted_in_as_they_decode_and_grow_the_vector() {
         let cx = Ctx::new(0, false);
         let mut buf = Bytes::from_static(&[1, 2, 3, 4, 5]);
         let mut items: Vec<Boxed> = Vec::with_capacity(2);
-        extend_decoded(&mut items, 5, &mut buf, cx).unwrap();
-        assert_eq!(items.len(), items.capacity());
-        assert_eq!(buf.len(), 5 - items.len());
-        // The caller grows the vector and goes on, as an array's decoder does.
-        while items.len() < 5 {
-            items.reserve(1);
-            extend_decoded(&mut items, 5, &mut buf, cx).unwrap();
+        for _ in 0..5 {
+            push_decoded(&mut items, &mut buf, cx).unwrap();
         }
         let got: Vec<u8> = items
             .iter()
@@ -211,42 +152,19 @@ mod tests {
             .collect();
         assert_eq!(got, [1, 2, 3, 4, 5]);
         assert!(buf.is_empty());
-        // Nothing more once the count is reached, however much room is left.
-        items.reserve(10);
-        extend_decoded(&mut items, 5, &mut Bytes::from_static(&[6]), cx).unwrap();
-        assert_eq!(items.len(), 5);
     }
 
     #[test]
     fn a_decoder_that_fails_after_filling_leaves_the_vector_as_it_was() {
         let cx = Ctx::new(0, false);
         let mut buf = Bytes::from_static(&[7, 0xff]);
-        let mut items: Vec<Boxed> = Vec::with_capacity(4);
-        assert!(extend_decoded(&mut items, 4, &mut buf, cx).is_err());
+        let mut items: Vec<Boxed> = Vec::new();
+        push_decoded(&mut items, &mut buf, cx).unwrap();
+        assert!(push_decoded(&mut items, &mut buf, cx).is_err());
         assert_eq!(items, [Boxed(Some(Box::new(7)))]);
         // The end of the input: an error before anything is written.
-        assert!(extend_decoded(&mut items, 4, &mut buf, cx).is_err());
+        assert!(push_decoded(&mut items, &mut buf, cx).is_err());
         assert_eq!(items.len(), 1);
-    }
-
-    #[test]
-    fn zero_sized_elements_are_counted_without_memory() {
-        #[derive(Debug, PartialEq)]
-        struct Unit;
-        impl Codec for Unit {
-            fn encode_value<B: Sink>(&self, _: &mut B, _: Ctx) -> Result<(), EncodeError> {
-                Ok(())
-            }
-            fn value_len(&self, _: Ctx) -> usize {
-                0
-            }
-            fn decode_value(_: &mut Bytes, _: Ctx) -> Result<Self, DecodeError> {
-                Ok(Unit)
-            }
-        }
-        let mut items: Vec<Unit> = Vec::new();
-        extend_decoded(&mut items, 3, &mut Bytes::new(), Ctx::new(0, false)).unwrap();
-        assert_eq!(items, [Unit, Unit, Unit]);
     }
 
     #[test]
@@ -293,8 +211,9 @@ mod tests {
         // `KafkaString` keeps the trait's `decode_into`, which reads and then fills.
         let cx = Ctx::new(0, false);
         let mut buf = Bytes::from_static(&[0, 2, b'h', b'i', 0, 1, b'x']);
-        let mut items: Vec<KafkaString> = Vec::with_capacity(2);
-        extend_decoded(&mut items, 2, &mut buf, cx).unwrap();
+        let mut items: Vec<KafkaString> = Vec::new();
+        push_decoded(&mut items, &mut buf, cx).unwrap();
+        push_decoded(&mut items, &mut buf, cx).unwrap();
         assert_eq!(items, ["hi", "x"]);
     }
 }

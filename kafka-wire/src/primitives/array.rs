@@ -3,7 +3,7 @@
 use super::bytes::{prefix_len, read_len, unexpected_null, write_len, LenKind};
 use crate::codec::{Codec, Ctx, NullableCodec, Sink};
 use crate::int_array::{Int, IntArray};
-use crate::slot::extend_decoded;
+use crate::slot::push_decoded;
 use crate::{DecodeError, DecodeErrorKind, EncodeError};
 use bytes::{Buf, Bytes};
 
@@ -95,16 +95,12 @@ fn decode_elements<T: Codec>(
         start,
     )?;
     let mut items = Vec::with_capacity(capacity);
-    loop {
-        if let Err(e) = extend_decoded(&mut items, count, buf, cx) {
-            return Err(e.at_index(items.len()));
+    for i in 0..count {
+        if let Err(e) = push_decoded(&mut items, buf, cx) {
+            return Err(e.at_index(i));
         }
-        if items.len() == count {
-            return Ok(items);
-        }
-        // Full before the count: a count that was not reserved whole grows as elements come.
-        items.reserve(1);
     }
+    Ok(items)
 }
 
 impl<T: Codec> Codec for Vec<T> {
