@@ -19,8 +19,10 @@ out="$root/target/compile-cost"
 rm -rf "$out"
 mkdir -p "$out/wire/src" "$out/peer/src"
 
-# Every message type, read from the crates' own module lists.
-wire_types=$(sed -n 's/^pub use self::\([a-z0-9_]*\)::\([A-Za-z0-9]*\);$/\2/p' kafka-wire/src/messages/mod.rs)
+# Every message type, read from the crates' own module lists (kafka-wire's are in the three
+# crates its `messages` gathers).
+wire_types=$(sed -n 's/^pub use self::\([a-z0-9_]*\)::\([A-Za-z0-9]*\);$/\2/p' \
+  kafka-wire-core/src/messages/mod.rs kafka-wire-requests/src/lib.rs kafka-wire-responses/src/lib.rs)
 peer_src=$(cargo metadata --format-version 1 2>/dev/null | python3 -c '
 import json, sys
 for p in json.load(sys.stdin)["packages"]:

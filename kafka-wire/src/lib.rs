@@ -40,69 +40,27 @@
 //! [`messages`]. Enums of request or response bodies, Kafka's and an application's own, derive
 //! [`ApiSet`] and are read and written by API key and version ([`api`], [`frame`]); with the
 //! `tokio` feature, `kafka_wire::tokio` frames them on async connections.
-// One module, `slot`, allows `unsafe` code; its invariant is written there and its tests run
-// under Miri.
-#![deny(unsafe_code)]
 // docs.rs builds with `--cfg docsrs` on nightly, where `doc_cfg` marks each item with the
 // features it needs.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
-extern crate alloc;
 // Generated code names this crate by its absolute path, also inside it.
 extern crate self as kafka_wire;
 
-pub mod api;
+// The runtime, re-exported whole: its modules and items are this crate's. `messages` below,
+// which adds Kafka's API messages to the runtime's headers and data schemas, takes the place
+// of the runtime's own.
+#[doc(inline)]
+pub use kafka_wire_core::*;
+
 pub mod attributes;
-pub mod codec;
-mod error;
-mod error_code;
-mod fields;
-pub mod frame;
-// Lengths are divided by an element size, a constant that is never zero.
-#[allow(clippy::arithmetic_side_effects)]
-pub mod int_array;
-#[cfg(feature = "serde")]
-#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
-pub mod json;
 pub mod messages;
 #[cfg(feature = "api-versions")]
 pub mod negotiate;
-mod primitives;
-pub mod records;
-mod segments;
-#[allow(unsafe_code)]
-mod slot;
-mod tagged;
-#[cfg(feature = "tokio")]
-pub mod tokio;
-mod traits;
-mod types;
-mod version;
-
-// The const fns that check an API set index and count within their slices; they run at
-// compile time, where a panic is a compile error.
-#[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
-#[doc(hidden)]
-#[path = "private.rs"]
-pub mod __private;
 
 // The README's examples, compiled and run with the doc tests. Only under `cfg(doctest)`: the
 // path leaves the crate, and the packaged crate has no use for it.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 struct ReadmeExamples;
-
-pub use crate::api::ApiSet;
-pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
-pub use crate::error_code::ErrorCode;
-pub use crate::fields::{DefaultInfo, FieldInfo, Fields};
-pub use crate::int_array::IntArray;
-pub use crate::primitives::varint;
-pub use crate::segments::Segments;
-pub use crate::tagged::{RawTaggedField, UnknownTaggedFields};
-pub use crate::traits::{ApiMessage, Decode, Encode, Message};
-pub use crate::types::{KafkaString, Records, Uuid};
-pub use crate::version::VersionRange;
-pub use bytes;
-pub use kafka_wire_derive::{ApiSet, KafkaMessage};

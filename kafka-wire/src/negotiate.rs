@@ -86,12 +86,13 @@ where
         .into_iter()
         .map(Into::into)
         .filter_map(|(api_key, versions)| {
-            Some(ApiVersion {
-                api_key,
-                min_version: versions.start()?,
-                max_version: versions.end()?,
-                ..Default::default()
-            })
+            // `ApiVersion` is `#[non_exhaustive]` outside its crate, as every message is.
+            Some(
+                ApiVersion::default()
+                    .with_api_key(api_key)
+                    .with_min_version(versions.start()?)
+                    .with_max_version(versions.end()?),
+            )
         })
         .collect();
     out.sort_by_key(|api| api.api_key);

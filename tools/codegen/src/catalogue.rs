@@ -1,6 +1,8 @@
-//! kafka-wire's own catalogue: a file per message under `kafka-wire/src/messages/`, the
-//! module list, Kafka's API sets, the cargo features, the facts manifest and the tests'
-//! support file.
+//! kafka-wire's own catalogue: a file per message, in the crate of its kind (headers and data
+//! schemas in `kafka-wire-core/src/messages/`, requests in `kafka-wire-requests/src/`, responses
+//! in `kafka-wire-responses/src/`), each crate's module list and cargo features, and in
+//! `kafka-wire/src/messages/` the module that gathers them, Kafka's API sets and the facts
+//! manifest; then the tests' support file.
 
 use crate::check;
 use crate::emit::api_set::{header_v0, ApiSet, Variant};
@@ -14,9 +16,10 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// Writes kafka-wire's catalogue from Kafka's schema folders (oldest first) into
-/// `messages_dir` (`kafka-wire/src/messages`), the features into the crate's `Cargo.toml`
-/// beside it, and the tests' support file; returns the number of messages.
+/// Writes kafka-wire's catalogue from Kafka's schema folders (oldest first): `messages_dir` is
+/// `kafka-wire/src/messages`, and the crates of the messages are its siblings'. Writes the
+/// features into the four crates' `Cargo.toml`s and the tests' support file; returns the number
+/// of messages.
 pub fn write_catalogue(
     inputs: &[PathBuf],
     messages_dir: &Path,
@@ -28,14 +31,21 @@ pub fn write_catalogue(
     }
     let messages = merge_sets(&sets)?;
     let apis = check::apis(&messages).map_err(|problems| Error { problems })?;
-    write_messages(&messages, &apis, messages_dir).map_err(Error::one)?;
-    // kafka-wire/src/messages -> kafka-wire/Cargo.toml
-    let manifest = messages_dir
+    // kafka-wire/src/messages -> the workspace
+    let root = messages_dir
         .parent()
         .and_then(Path::parent)
-        .map(|crate_dir| crate_dir.join("Cargo.toml"))
+        .and_then(Path::parent)
         .ok_or_else(|| Error::one(format!("{}: not inside a crate", messages_dir.display())))?;
-    write_features(&messages, &manifest).map_err(Error::one)?;
+    for home in Crate::ALL {
+        let mine: Vec<&Message> = messages.iter().filter(|m| home.holds(m)).collect();
+        write_crate(home, &mine, &root.join(home.messages_dir())).map_err(Error::one)?;
+        write_features(home, &messages, &root.join(home.dir()).join("Cargo.toml"))
+            .map_err(Error::one)?;
+    }
+    write_gathering(&messages, &apis, messages_dir).map_err(Error::one)?;
+    write_features(Facade, &messages, &messages_dir.join("../../Cargo.toml"))
+        .map_err(Error::one)?;
     let text = emit::print(support::paragraphs(&messages)).map_err(Error::one)?;
     write(test_support, &text).map_err(Error::one)?;
     emit::rustfmt(&[test_support.to_path_buf()]).map_err(Error::one)?;
@@ -68,8 +78,88 @@ fn cfg(feature: Option<String>) -> TokenStream {
     feature.map_or_else(TokenStream::new, |f| quote!(#[cfg(feature = #f)]))
 }
 
+/// The crates the catalogue is written into.
+#[derive(Clone, Copy, PartialEq)]
+enum Crate {
+    /// `kafka-wire-core`: the headers and the data schemas, in its `messages` module.
+    Core,
+    /// `kafka-wire-requests`: every API's request.
+    Requests,
+    /// `kafka-wire-responses`: every API's response.
+    Responses,
+}
+
+/// `kafka-wire`, which gathers the three and holds the API sets.
+struct Facade;
+
+impl Crate {
+    const ALL: [Crate; 3] = [Crate::Core, Crate::Requests, Crate::Responses];
+
+    fn holds(self, msg: &Message) -> bool {
+        match self {
+            Crate::Core => matches!(msg.kind, Kind::Header | Kind::Data),
+            Crate::Requests => msg.kind == Kind::Request,
+            Crate::Responses => msg.kind == Kind::Response,
+        }
+    }
+
+    fn dir(self) -> &'static str {
+        match self {
+            Crate::Core => "kafka-wire-core",
+            Crate::Requests => "kafka-wire-requests",
+            Crate::Responses => "kafka-wire-responses",
+        }
+    }
+
+    fn messages_dir(self) -> String {
+        match self {
+            Crate::Core => "kafka-wire-core/src/messages".to_owned(),
+            _ => format!("{}/src", self.dir()),
+        }
+    }
+}
+
+/// Whose features [`write_features`] writes.
+trait Features {
+    /// The `[features]` lines, given every API's feature in order and the data schemas'.
+    fn lines(&self, apis: &[String]) -> String;
+}
+
+impl Features for Crate {
+    fn lines(&self, apis: &[String]) -> String {
+        match self {
+            Crate::Core => format!("{DATA_FEATURE} = []\n"),
+            Crate::Requests | Crate::Responses => {
+                apis.iter().map(|f| format!("{f} = []\n")).collect()
+            }
+        }
+    }
+}
+
+impl Features for Facade {
+    fn lines(&self, apis: &[String]) -> String {
+        let all: String = apis
+            .iter()
+            .chain([&DATA_FEATURE.to_owned()])
+            .map(|f| format!("  \"{f}\",\n"))
+            .collect();
+        let each: String = apis
+            .iter()
+            .map(|f| format!("{f} = [\"kafka-wire-requests/{f}\", \"kafka-wire-responses/{f}\"]\n"))
+            .collect();
+        format!(
+            "# Every API and the data schemas; on by default.\nall-apis = [\n{all}]\n{each}\
+             {DATA_FEATURE} = [\"kafka-wire-core/{DATA_FEATURE}\"]\n"
+        )
+    }
+}
+
 /// Writes the `[features]` entries of the catalogue into `manifest`, between two marker lines.
-fn write_features(messages: &[Message], manifest: &Path) -> Result<(), String> {
+fn write_features(
+    whose: impl Features,
+    messages: &[Message],
+    manifest: &Path,
+) -> Result<(), String> {
     const BEGIN: &str = "# Generated by tools/codegen from here to the end marker; do not edit.\n";
     const END: &str = "# End of generated features.\n";
     let text =
@@ -80,18 +170,13 @@ fn write_features(messages: &[Message], manifest: &Path) -> Result<(), String> {
             manifest.display()
         ));
     };
-    let mut features: Vec<String> = messages
+    let mut apis: Vec<String> = messages
         .iter()
         .filter(|m| m.kind == Kind::Request)
         .filter_map(feature_of)
         .collect();
-    features.sort();
-    features.push(DATA_FEATURE.to_owned());
-    let all: String = features.iter().map(|f| format!("  \"{f}\",\n")).collect();
-    let each: String = features.iter().map(|f| format!("{f} = []\n")).collect();
-    let block = format!(
-        "{BEGIN}# Every API and the data schemas; on by default.\nall-apis = [\n{all}]\n{each}"
-    );
+    apis.sort();
+    let block = format!("{BEGIN}{}", whose.lines(&apis));
     let out = format!("{}{block}{}", &text[..start], &text[end..]);
     if out != text {
         write(manifest, &out)?;
@@ -99,9 +184,9 @@ fn write_features(messages: &[Message], manifest: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Writes every message file, `mod.rs`, `api.rs` and `facts.json`, and removes message files no
-/// longer generated.
-fn write_messages(messages: &[Message], apis: &[Api], dir: &Path) -> Result<(), String> {
+/// Writes the message files of one crate and its module list (`mod.rs` in the runtime's
+/// `messages`, `lib.rs` in the others), and removes message files no longer generated.
+fn write_crate(home: Crate, messages: &[&Message], dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut files = Vec::new();
     for msg in messages {
@@ -112,16 +197,35 @@ fn write_messages(messages: &[Message], apis: &[Api], dir: &Path) -> Result<(), 
         )?;
         files.push(path);
     }
-    for (name, text) in [
-        ("mod.rs", emit::print(module_list(messages))?),
-        ("api.rs", emit::print(api_sets(apis))?),
-    ] {
-        files.push(dir.join(name));
-        write(&dir.join(name), &text)?;
-    }
-    write(&dir.join("facts.json"), &facts(messages)?)?;
+    let (list, text) = match home {
+        Crate::Core => (
+            "mod.rs",
+            module_list(
+                messages,
+                &[],
+                "The headers and the data schemas of Kafka's protocol",
+            ),
+        ),
+        Crate::Requests => ("lib.rs", crate_root(messages, "request")),
+        Crate::Responses => ("lib.rs", crate_root(messages, "response")),
+    };
+    files.push(dir.join(list));
+    // prettyplease prints no comments: the one the crate root needs goes in as text.
+    let text = emit::print(text)?.replacen(
+        "extern crate kafka_wire_core as kafka_wire;",
+        "// The derive names the runtime `::kafka_wire`, as the applications that use it through\n\
+         // kafka-wire know it.\n\
+         extern crate kafka_wire_core as kafka_wire;",
+        1,
+    );
+    write(&dir.join(list), &text)?;
     emit::rustfmt(&files)?;
-    let keep: BTreeSet<&Path> = files.iter().map(PathBuf::as_path).collect();
+    remove_others(dir, &files)
+}
+
+/// Removes the `.rs` files of `dir` that are not in `keep`.
+fn remove_others(dir: &Path, keep: &[PathBuf]) -> Result<(), String> {
+    let keep: BTreeSet<&Path> = keep.iter().map(PathBuf::as_path).collect();
     for entry in std::fs::read_dir(dir).map_err(|e| e.to_string())?.flatten() {
         let path = entry.path();
         if path.extension().is_some_and(|x| x == "rs") && !keep.contains(path.as_path()) {
@@ -131,13 +235,69 @@ fn write_messages(messages: &[Message], apis: &[Api], dir: &Path) -> Result<(), 
     Ok(())
 }
 
-/// `mod.rs`: a module per message behind its feature, the messages re-exported, and the names
-/// older releases gave them.
-fn module_list(messages: &[Message]) -> Vec<TokenStream> {
+/// The root of `kafka-wire-requests` or `kafka-wire-responses`: what the generated files take
+/// from `crate`, then the module list.
+fn crate_root(messages: &[&Message], side: &str) -> Vec<TokenStream> {
+    module_list(
+        messages,
+        &[
+            quote!(
+                extern crate kafka_wire_core as kafka_wire;
+            ),
+            quote! {
+                #[allow(unused_imports)]
+                use kafka_wire::{IntArray, KafkaMessage, KafkaString, Records, UnknownTaggedFields, Uuid};
+            },
+        ],
+        &format!(
+            "Every {side} of Kafka's APIs, for kafka-wire: applications use them through\n\
+             `kafka_wire::messages`, which gathers all the messages. The catalogue is split over\n\
+             crates so that it builds on two cores"
+        ),
+    )
+}
+
+/// Writes `kafka-wire/src/messages`: `mod.rs`, which gathers the three crates' messages,
+/// `api.rs` and `facts.json`.
+fn write_gathering(messages: &[Message], apis: &[Api], dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let gather =
+        vec![
+        inner_doc(
+            "Every Kafka message, each in a module named after it; the messages themselves are\n\
+             re-exported here, their nested structs stay in their modules. The headers and the\n\
+             data schemas come from `kafka-wire-core`, the requests and the responses from crates\n\
+             of their own, and the API sets are here.\n\n\
+             Generated by `tools/codegen`; do not edit.",
+        ),
+        // With no API turned on, the two crates export nothing.
+        quote!(#![allow(unused_imports)]),
+        quote! {
+            pub use kafka_wire_core::messages::*;
+            pub use kafka_wire_requests::*;
+            pub use kafka_wire_responses::*;
+        },
+        quote!(pub mod api;),
+    ];
+    let mut files = Vec::new();
+    for (name, text) in [
+        ("mod.rs", emit::print(gather)?),
+        ("api.rs", emit::print(api_sets(apis))?),
+    ] {
+        files.push(dir.join(name));
+        write(&dir.join(name), &text)?;
+    }
+    write(&dir.join("facts.json"), &facts(messages)?)?;
+    emit::rustfmt(&files)?;
+    remove_others(dir, &files)
+}
+
+/// A module list: a module per message behind its feature, the messages re-exported, and the
+/// names older releases gave them, after `head`.
+fn module_list(messages: &[&Message], head: &[TokenStream], what: &str) -> Vec<TokenStream> {
     let mut modules: Vec<(String, Option<String>)> = messages
         .iter()
         .map(|m| (snake_case(&m.name), feature_of(m)))
-        .chain([("api".to_owned(), None)])
         .collect();
     modules.sort();
     let modules = modules.into_iter().map(|(module, feature)| {
@@ -163,11 +323,13 @@ fn module_list(messages: &[Message]) -> Vec<TokenStream> {
         })
     });
     vec![
-        inner_doc(
-            "Every Kafka message, each in a module named after it; the messages themselves are\n\
-             re-exported here, their nested structs stay in their modules.\n\n\
-             Generated by `tools/codegen`; do not edit.",
-        ),
+        inner_doc(&format!(
+            "{what}.\n\n\
+             Each message is in a module named after it; the messages themselves are re-exported\n\
+             here, their nested structs stay in their modules.\n\n\
+             Generated by `tools/codegen`; do not edit."
+        )),
+        quote!(#(#head)*),
         quote!(#(#modules)*),
         quote!(#(#uses)* #(#aliases)*),
     ]

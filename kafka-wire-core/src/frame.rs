@@ -1,9 +1,8 @@
 //! Framing: a 4-byte size, the header at the version the API prescribes, then the body.
 //!
-//! Bodies are those of an API set ([`ApiSet`](crate::ApiSet)): Kafka's
-//! [`RequestBody`](crate::messages::api::RequestBody) and
-//! [`ResponseBody`](crate::messages::api::ResponseBody), or an application's own set that
-//! mixes its APIs with Kafka's. The set gives each API's header version.
+//! Bodies are those of an API set ([`ApiSet`](crate::ApiSet)): Kafka's `RequestBody` and
+//! `ResponseBody` (in `kafka_wire::messages::api`), or an application's own set that mixes its
+//! APIs with Kafka's. The set gives each API's header version.
 //!
 //! ```
 //! use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};

@@ -178,30 +178,68 @@ mod tests {
         assert!(Boxed::decode_value(&mut Bytes::from_static(&[0xff]), cx).is_err());
     }
 
+    /// The shape of a `WriteTxnMarkersRequest`: arrays of structs holding arrays of structs,
+    /// a field of one version only, and flexible versions. (The catalogue's messages are in
+    /// crates that depend on this one.)
+    mod shapes {
+        // Not every setter the derive writes is used.
+        #![allow(dead_code)]
+        use crate::{IntArray, KafkaMessage, KafkaString, UnknownTaggedFields};
+
+        #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+        #[kafka(versions = "0-2", flexible = "1+")]
+        pub struct Markers {
+            #[kafka(versions = "0+")]
+            pub markers: Vec<Marker>,
+            #[kafka(unknown_tagged_fields)]
+            pub unknown_tagged_fields: UnknownTaggedFields,
+        }
+
+        #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+        pub struct Marker {
+            #[kafka(versions = "0+")]
+            pub producer_id: i64,
+            #[kafka(versions = "0+")]
+            pub topics: Vec<Topic>,
+            #[kafka(versions = "2+", ignorable)]
+            pub transaction_version: i8,
+            #[kafka(unknown_tagged_fields)]
+            pub unknown_tagged_fields: UnknownTaggedFields,
+        }
+
+        #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+        pub struct Topic {
+            #[kafka(versions = "0+")]
+            pub name: KafkaString,
+            #[kafka(versions = "0+")]
+            pub partition_indexes: IntArray<i32>,
+            #[kafka(unknown_tagged_fields)]
+            pub unknown_tagged_fields: UnknownTaggedFields,
+        }
+    }
+
     #[test]
     fn derived_structs_decode_into_their_arrays() {
-        use crate::messages::write_txn_markers_request::{
-            WritableTxnMarker, WritableTxnMarkerTopic, WriteTxnMarkersRequest,
-        };
         use crate::{Decode, Encode};
+        use shapes::{Marker, Markers, Topic};
         let topic = |name: &'static str| {
-            WritableTxnMarkerTopic::default()
+            Topic::default()
                 .with_name(KafkaString::from_static(name))
                 .with_partition_indexes(vec![1, 2, 3].into())
         };
         let marker = |id: i64| {
-            WritableTxnMarker::default()
+            Marker::default()
                 .with_producer_id(id)
                 .with_topics(vec![topic("a"), topic("bb")])
         };
-        let request = WriteTxnMarkersRequest::default().with_markers((0..5).map(marker).collect());
+        let request = Markers::default().with_markers((0..5).map(marker).collect());
         for version in 0..=2 {
             let bytes = request.encode_to_bytes(version).unwrap();
-            let back = WriteTxnMarkersRequest::decode_exact(bytes.clone(), version).unwrap();
+            let back = Markers::decode_exact(bytes.clone(), version).unwrap();
             assert_eq!(back, request);
             // Cut anywhere: an error, and nothing half-built is counted in or leaked.
             for cut in 0..bytes.len() {
-                assert!(WriteTxnMarkersRequest::decode_exact(bytes.slice(..cut), version).is_err());
+                assert!(Markers::decode_exact(bytes.slice(..cut), version).is_err());
             }
         }
     }

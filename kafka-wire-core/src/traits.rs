@@ -213,7 +213,7 @@ impl<M: Message> Encode for M {
         Ok(self.value_len(cx))
     }
 
-    /// Through [`to_new_buffer`], which is not generic: see there.
+    // Through `to_new_buffer`, which is not generic: see there.
     #[inline]
     fn encode_to_bytes(&self, version: i16) -> Result<Bytes, EncodeError> {
         let cx = encode_context(version, M::VERSIONS, M::FLEXIBLE_VERSIONS, M::NAME)?;

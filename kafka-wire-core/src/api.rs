@@ -4,11 +4,10 @@
 //! `#[derive(ApiSet)]` on an enum whose variants each wrap one message deriving
 //! [`KafkaMessage`](crate::KafkaMessage) with a `key` writes the dispatch: the API facts of
 //! every variant ([`ApiSet::APIS`]), decoding by key and version, encoding, sizes, and for a
-//! request set the link to its response set. Kafka's own sets,
-//! [`RequestBody`](crate::messages::api::RequestBody) and
-//! [`ResponseBody`](crate::messages::api::ResponseBody), are derived the same way, and so is any
-//! set that mixes Kafka's APIs with an application's own; [`frame`](crate::frame) and
-//! [`negotiate`](crate::negotiate) work on any of them.
+//! request set the link to its response set. Kafka's own sets, `RequestBody` and `ResponseBody`
+//! in `kafka_wire::messages::api`, are derived the same way, and so is any set that mixes Kafka's
+//! APIs with an application's own; [`frame`](crate::frame) and `kafka_wire::negotiate` work on
+//! any of them.
 //!
 //! ```
 //! use kafka_wire::api::{RequestSet, Side};
@@ -71,7 +70,7 @@
 //! ```
 //!
 //! The set-level and variant-level attributes are described in
-//! [`attributes`](crate::attributes#api-sets).
+//! `kafka_wire::attributes` (section "API sets").
 
 use crate::codec::Sink;
 use crate::{DecodeError, EncodeError, VersionRange};
@@ -249,7 +248,7 @@ pub trait RequestSet: ApiSet {
 /// A set of response bodies: `#[kafka(responses)]`.
 pub trait ResponseSet: ApiSet {}
 
-/// An API as [`negotiate`](crate::negotiate) reads it: its key and versions.
+/// An API as `kafka_wire::negotiate` reads it: its key and versions.
 impl From<&ApiInfo> for (i16, VersionRange) {
     fn from(api: &ApiInfo) -> Self {
         (api.key, api.versions)

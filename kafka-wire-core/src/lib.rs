@@ -1,0 +1,66 @@
+//! The runtime of kafka-wire: the codec traits, the field types, framing, record batches and
+//! the headers. Kafka's API messages are in `kafka-wire-requests` and `kafka-wire-responses`,
+//! and applications use all of it through the `kafka-wire` crate, which re-exports this one.
+//!
+//! The catalogue is split over crates so that it builds on more than one core: a crate's
+//! type checking and borrow checking run on one thread, and the two halves of the catalogue
+//! check side by side (README, "Build cost").
+
+// One module, `slot`, allows `unsafe` code; its invariant is written there and its tests run
+// under Miri.
+#![deny(unsafe_code)]
+// docs.rs builds with `--cfg docsrs` on nightly, where `doc_cfg` marks each item with the
+// features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
+
+extern crate alloc;
+// Generated code names this crate by its absolute path, also inside it.
+extern crate self as kafka_wire;
+
+pub mod api;
+pub mod codec;
+mod error;
+mod error_code;
+mod fields;
+pub mod frame;
+// Lengths are divided by an element size, a constant that is never zero.
+#[allow(clippy::arithmetic_side_effects)]
+pub mod int_array;
+#[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+pub mod json;
+pub mod messages;
+mod primitives;
+pub mod records;
+mod segments;
+#[allow(unsafe_code)]
+mod slot;
+mod tagged;
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub mod tokio;
+mod traits;
+mod types;
+mod version;
+
+// The const fns that check an API set index and count within their slices; they run at
+// compile time, where a panic is a compile error.
+#[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
+pub use crate::api::ApiSet;
+pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+pub use crate::error_code::ErrorCode;
+pub use crate::fields::{DefaultInfo, FieldInfo, Fields};
+pub use crate::int_array::IntArray;
+pub use crate::primitives::varint;
+pub use crate::segments::Segments;
+pub use crate::tagged::{RawTaggedField, UnknownTaggedFields};
+pub use crate::traits::{ApiMessage, Decode, Encode, Message};
+pub use crate::types::{KafkaString, Records, Uuid};
+pub use crate::version::VersionRange;
+pub use bytes;
+pub use kafka_wire_derive::{ApiSet, KafkaMessage};
