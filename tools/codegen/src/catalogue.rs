@@ -16,10 +16,10 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// Writes kafka-wire's catalogue from Kafka's schema folders (oldest first): `messages_dir` is
-/// `kafka-wire/src/messages`, and the crates of the messages are its siblings'. Writes the
-/// features into the four crates' `Cargo.toml`s and the tests' support file; returns the number
-/// of messages.
+/// Writes kafka-wire's catalogue from Kafka's schema folders (oldest first). `messages_dir` is
+/// `kafka-wire/src/messages`; the crates that hold the messages are found beside `kafka-wire` in
+/// the workspace. Also writes the features into the four crates' `Cargo.toml`s, and the tests'
+/// support file; returns the number of messages.
 pub fn write_catalogue(
     inputs: &[PathBuf],
     messages_dir: &Path,
