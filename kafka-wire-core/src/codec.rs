@@ -194,7 +194,12 @@ pub trait Codec: Sized {
 /// A value that may be null in the versions where its field is nullable.
 ///
 /// Strings, bytes, records and arrays spell null as a length of -1 (0 in compact form); a
-/// struct is preceded by a byte, -1 for null and 1 for present.
+/// struct is preceded by a byte, -1 for null and 1 for present. In a tagged field, a struct's
+/// presence is an unsigned varint instead, 0 for null and 1 for present, while the other types
+/// spell null as they do everywhere: the `tagged_` methods, whose defaults are a struct's.
+///
+/// A type of your own that spells null in its length, as strings do, implements both sets of
+/// methods alike.
 pub trait NullableCodec: Codec {
     /// Writes a null. By default, a struct's null: the byte -1.
     #[inline]
@@ -228,5 +233,38 @@ pub trait NullableCodec: Codec {
     #[inline]
     fn decode_nullable(buf: &mut Bytes, cx: Ctx) -> Result<Option<Self>, DecodeError> {
         crate::__private::decode_struct_nullable(buf, cx)
+    }
+
+    /// Writes a null in a tagged field. By default, a struct's: the varint 0.
+    #[inline]
+    fn encode_tagged_null<B: Sink>(buf: &mut B, _cx: Ctx) {
+        buf.put_u8(0);
+    }
+
+    /// The size of a null in a tagged field.
+    #[inline]
+    fn tagged_null_len(_cx: Ctx) -> usize {
+        1
+    }
+
+    /// Writes a present value in a tagged field that is nullable. By default, a struct's: the
+    /// varint 1, then the value.
+    #[inline]
+    fn encode_tagged_present<B: Sink>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
+        buf.put_u8(1);
+        self.encode_value(buf, cx)
+    }
+
+    /// The size of a present value in a tagged field that is nullable.
+    #[inline]
+    fn tagged_present_len(&self, cx: Ctx) -> usize {
+        self.value_len(cx).saturating_add(1)
+    }
+
+    /// Reads a value or a null in a tagged field. By default, a struct's: a presence varint
+    /// of 0 is a null (see [`decode_tagged_struct_nullable`](crate::__private::decode_tagged_struct_nullable)).
+    #[inline]
+    fn decode_tagged_nullable(buf: &mut Bytes, cx: Ctx) -> Result<Option<Self>, DecodeError> {
+        crate::__private::decode_tagged_struct_nullable(buf, cx)
     }
 }

@@ -59,4 +59,6 @@ pub enum DefaultInfo {
     Str(&'static str),
     /// `"null"`.
     Null,
+    /// A uuid, given in Kafka's text form.
+    Uuid(crate::Uuid),
 }

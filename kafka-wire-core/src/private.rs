@@ -10,7 +10,7 @@ pub use crate::primitives::int::Fixed;
 pub use crate::slot::decode_via_slot;
 pub use crate::tagged::{decode_tagged, TaggedLen, TaggedWriter};
 pub use crate::traits::{ApiMessage, Decode, Encode, Message};
-pub use crate::{DecodeError, EncodeError, UnknownTaggedFields, VersionRange};
+pub use crate::{DecodeError, EncodeError, UnknownTaggedFields, Uuid, VersionRange};
 pub use bytes::Bytes;
 
 use crate::EncodeErrorKind;
@@ -81,6 +81,64 @@ pub fn decode_struct_nullable<T: Codec>(
     };
     buf.advance(1);
     if (presence as i8) < 0 {
+        return Ok(None);
+    }
+    match T::decode_value(buf, cx) {
+        Ok(value) => Ok(Some(value)),
+        Err(e) => Err(e),
+    }
+}
+
+/// [`encode_option`] for a tagged field, where a struct's presence is a varint.
+pub fn encode_tagged_option<T: NullableCodec>(
+    value: &Option<T>,
+    buf: &mut impl Sink,
+    cx: Ctx,
+    nullable: bool,
+) -> Result<(), EncodeError> {
+    match (value, nullable) {
+        (Some(v), true) => v.encode_tagged_present(buf, cx),
+        (Some(v), false) => v.encode_value(buf, cx),
+        (None, true) => {
+            T::encode_tagged_null(buf, cx);
+            Ok(())
+        }
+        (None, false) => Err(null_not_allowed(cx.version)),
+    }
+}
+
+/// The size [`encode_tagged_option`] writes when it succeeds.
+pub fn tagged_option_len<T: NullableCodec>(value: &Option<T>, cx: Ctx, nullable: bool) -> usize {
+    match (value, nullable) {
+        (Some(v), true) => v.tagged_present_len(cx),
+        (Some(v), false) => v.value_len(cx),
+        (None, _) => T::tagged_null_len(cx),
+    }
+}
+
+/// [`decode_option`] for a tagged field.
+pub fn decode_tagged_option<T: NullableCodec>(
+    buf: &mut Bytes,
+    cx: Ctx,
+    nullable: bool,
+) -> Result<Option<T>, DecodeError> {
+    if nullable {
+        T::decode_tagged_nullable(buf, cx)
+    } else {
+        T::decode_value(buf, cx).map(Some)
+    }
+}
+
+/// A nullable struct in a tagged field is preceded by an unsigned varint: 0 for null, 1 for
+/// present. Kafka's reader takes the varint as a signed 32-bit integer and reads a null when
+/// that is not positive, so a value past `i32::MAX` is a null here too, and any other non-zero
+/// value means present.
+pub fn decode_tagged_struct_nullable<T: Codec>(
+    buf: &mut Bytes,
+    cx: Ctx,
+) -> Result<Option<T>, DecodeError> {
+    let presence = crate::primitives::varint::get_uvarint_in(buf, cx)?;
+    if presence == 0 || i32::try_from(presence).is_err() {
         return Ok(None);
     }
     match T::decode_value(buf, cx) {

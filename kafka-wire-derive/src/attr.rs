@@ -79,13 +79,15 @@ pub struct Container {
     pub flexible: Slot<Spanned>,
     pub krate: Slot<syn::Path>,
     pub no_setters: Slot<()>,
+    pub reserved_tags: Slot<Vec<u32>>,
     /// An unknown key was given, likely a misspelt known one.
     pub unknown: bool,
 }
 
-const CONTAINER_KEYS: &str = "`key`, `versions`, `flexible`, `crate`, `no_setters`";
-const FIELD_KEYS: &str =
-    "`versions`, `nullable`, `tag`, `tagged`, `default`, `ignorable`, `flexible`, `unknown_tagged_fields`";
+const CONTAINER_KEYS: &str =
+    "`key`, `versions`, `flexible`, `crate`, `no_setters`, `reserved_tags`";
+const FIELD_KEYS: &str = "`versions`, `nullable`, `tag`, `tagged`, `default`, `ignorable`, \
+`flexible`, `json_name`, `unknown_tagged_fields`";
 
 impl Container {
     pub fn from_ast(cx: &Ctxt, attrs: &[syn::Attribute]) -> Self {
@@ -95,6 +97,7 @@ impl Container {
             flexible: Slot::new("flexible"),
             krate: Slot::new("crate"),
             no_setters: Slot::new("no_setters"),
+            reserved_tags: Slot::new("reserved_tags"),
             unknown: false,
         };
         let failed = each_key(cx, attrs, |meta| {
@@ -121,6 +124,11 @@ impl Container {
             } else if meta.path.is_ident("no_setters") {
                 let value = flag(&meta, "no_setters")?;
                 c.no_setters.set(cx, &meta.path, value);
+            // #[kafka(reserved_tags = "0, 3")]
+            } else if meta.path.is_ident("reserved_tags") {
+                let value = Value::parse(&meta)?;
+                c.reserved_tags
+                    .set(cx, &meta.path, value.tags("reserved_tags"));
             } else {
                 cx.syn_error(unknown_key(&meta, "struct", CONTAINER_KEYS));
                 c.unknown = true;
@@ -140,6 +148,7 @@ impl Container {
             || self.flexible.is_invalid()
             || self.krate.is_invalid()
             || self.no_setters.is_invalid()
+            || self.reserved_tags.is_invalid()
     }
 }
 
@@ -151,6 +160,8 @@ pub enum DefaultLit {
     Bool(bool),
     Str(String),
     Null,
+    /// A uuid, from Kafka's text form of one in a string (set once the field's type is known).
+    Uuid(u128),
 }
 
 /// A default and its tokens.
@@ -170,6 +181,7 @@ pub struct Field {
     pub default: Slot<DefaultValue>,
     pub ignorable: Slot<()>,
     pub flexible: Slot<Spanned>,
+    pub json_name: Slot<syn::LitStr>,
     pub unknown_tagged_fields: Slot<()>,
     /// An unknown key was given, likely a misspelt known one.
     pub unknown: bool,
@@ -185,6 +197,7 @@ impl Field {
             default: Slot::new("default"),
             ignorable: Slot::new("ignorable"),
             flexible: Slot::new("flexible"),
+            json_name: Slot::new("json_name"),
             unknown_tagged_fields: Slot::new("unknown_tagged_fields"),
             unknown: false,
         };
@@ -219,6 +232,11 @@ impl Field {
             } else if meta.path.is_ident("flexible") {
                 let value = Value::parse(&meta)?;
                 f.flexible.set(cx, &meta.path, value.range("flexible"));
+            // #[kafka(json_name = "topicID")]: the name in the JSON form, when the schema's
+            // name lowered at its first letter is not the field's name in camel case
+            } else if meta.path.is_ident("json_name") {
+                let value = Value::parse(&meta)?;
+                f.json_name.set(cx, &meta.path, value.string("json_name"));
             // #[kafka(unknown_tagged_fields)]
             } else if meta.path.is_ident("unknown_tagged_fields") {
                 let value = flag(&meta, "unknown_tagged_fields")?;
@@ -244,6 +262,7 @@ impl Field {
             self.default.key(),
             self.ignorable.key(),
             self.flexible.key(),
+            self.json_name.key(),
         ]
         .into_iter()
         .flatten()
@@ -260,6 +279,7 @@ impl Field {
             || self.default.is_invalid()
             || self.ignorable.is_invalid()
             || self.flexible.is_invalid()
+            || self.json_name.is_invalid()
             || self.unknown_tagged_fields.is_invalid()
     }
 }
@@ -413,6 +433,32 @@ impl Value {
                 "`{key}` takes a quoted version range such as `\"0-3\"`, `\"2+\"` or `\"none\"`"
             ))),
         }
+    }
+
+    /// A quoted list of tags: `"0"`, `"0, 3"`.
+    fn tags(self, key: &str) -> syn::Result<Vec<u32>> {
+        let bad = |v: &Value| {
+            v.error(format!(
+                "`{key}` takes a quoted list of tags such as `\"0\"` or `\"0, 3\"`"
+            ))
+        };
+        let syn::Lit::Str(lit) = &self.lit else {
+            return Err(bad(&self));
+        };
+        if self.neg.is_some() {
+            return Err(bad(&self));
+        }
+        let mut tags = Vec::new();
+        for part in lit.value().split(',') {
+            let part = part.trim();
+            match part.parse::<u32>() {
+                Ok(t) if part.bytes().all(|b| b.is_ascii_digit()) && t <= i32::MAX as u32 => {
+                    tags.push(t)
+                }
+                _ => return Err(bad(&self)),
+            }
+        }
+        Ok(tags)
     }
 
     /// A non-empty quoted string.

@@ -78,6 +78,34 @@ fn last_segment(ty: &syn::Type) -> Option<&syn::PathSegment> {
     }
 }
 
+/// Whether `ty` is a path from `self`, `super` or `crate`. Such a path names a type of the
+/// user's own, whatever its last name: a struct called `Box`, `Option` or `String` (Kafka's
+/// schemas allow any capitalised name) is written `self::Box`, and is not taken for Rust's or
+/// kafka-wire's type of that name.
+fn is_local_path(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            p.path.leading_colon.is_none()
+                && p.path
+                    .segments
+                    .first()
+                    .is_some_and(|s| s.ident == "self" || s.ident == "super" || s.ident == "crate")
+        }
+        syn::Type::Group(g) => is_local_path(&g.elem),
+        _ => false,
+    }
+}
+
+/// The last segment of a path that may name one of the types the derive knows by name (`Vec`,
+/// `Option`, `String`, ...): `None` for a local path (see [`is_local_path`]).
+fn known_segment(ty: &syn::Type) -> Option<&syn::PathSegment> {
+    if is_local_path(ty) {
+        None
+    } else {
+        last_segment(ty)
+    }
+}
+
 /// The single type argument of `Vec<T>` / `Option<T>`.
 fn only_type_arg(seg: &syn::PathSegment) -> Option<&syn::Type> {
     match &seg.arguments {
@@ -118,6 +146,12 @@ pub fn type_name(ty: &syn::Type) -> String {
 
 /// The kind of a type that is not `Option`.
 fn kind_of(ty: &syn::Type) -> syn::Result<Kind> {
+    if is_local_path(ty) {
+        return match last_segment(ty) {
+            Some(seg) if seg.arguments.is_none() => Ok(Kind::Struct),
+            _ => Err(unsupported(ty)),
+        };
+    }
     let Some(seg) = last_segment(ty) else {
         return Err(unsupported(ty));
     };
@@ -134,14 +168,14 @@ fn kind_of(ty: &syn::Type) -> syn::Result<Kind> {
         "Vec" => {
             match only_type_arg(seg) {
                 // Elements may be anything but `Option`: Kafka arrays hold no nulls.
-                Some(elem) if last_segment(elem).is_some_and(|s| s.ident == "Option") => {
+                Some(elem) if known_segment(elem).is_some_and(|s| s.ident == "Option") => {
                     return Err(syn::Error::new_spanned(
                         elem,
                         "array elements cannot be null; use `Vec<T>`, or `Option<Vec<T>>` for a nullable array",
                     ))
                 }
                 // Kafka's `bytes` is not an array: it has no element count.
-                Some(elem) if last_segment(elem).is_some_and(|s| s.ident == "u8") => {
+                Some(elem) if known_segment(elem).is_some_and(|s| s.ident == "u8") => {
                     return Err(syn::Error::new_spanned(
                         ty,
                         "unsupported field type `Vec<u8>`; use `Bytes` for Kafka `bytes`, or `Vec<i8>` for an array of `int8`",
@@ -173,9 +207,9 @@ fn kind_of(ty: &syn::Type) -> syn::Result<Kind> {
 
 impl<'a> FieldType<'a> {
     pub fn from_ast(ty: &'a syn::Type) -> syn::Result<Self> {
-        if let Some(seg) = last_segment(ty).filter(|s| s.ident == "Option") {
+        if let Some(seg) = known_segment(ty).filter(|s| s.ident == "Option") {
             let inner = only_type_arg(seg).ok_or_else(|| unsupported(ty))?;
-            if last_segment(inner).is_some_and(|s| s.ident == "Option") {
+            if known_segment(inner).is_some_and(|s| s.ident == "Option") {
                 return Err(unsupported(ty));
             }
             return Ok(FieldType {
@@ -204,6 +238,8 @@ pub struct Field<'a> {
     pub default: Option<attr::DefaultValue>,
     pub ignorable: bool,
     pub flexible: Option<Spanned>,
+    /// The name in the JSON form, when given; otherwise the field's name in camel case.
+    pub json_name: Option<String>,
 }
 
 impl Field<'_> {
@@ -257,6 +293,8 @@ pub struct Message<'a> {
     /// Every valid `tag`, also of fields left out of `fields` for an error of their own, so that
     /// the tag rules see them all.
     pub tags: Vec<(u32, &'a syn::Ident, syn::LitInt)>,
+    /// `reserved_tags`: tags of fields in versions the struct leaves out, and the key's tokens.
+    pub reserved_tags: Option<(Vec<u32>, syn::Path)>,
 }
 
 impl<'a> Message<'a> {
@@ -316,6 +354,10 @@ impl<'a> Message<'a> {
             );
         }
         let setters = container.no_setters.get().is_none();
+        let reserved_tags = match (container.reserved_tags.get(), container.reserved_tags.key()) {
+            (Some(tags), Some(key)) => Some((tags.clone(), key.clone())),
+            _ => None,
+        };
         let top = top_level(cx, container);
         let mut out = Message {
             input,
@@ -325,6 +367,7 @@ impl<'a> Message<'a> {
             unknown: None,
             setters,
             tags: Vec::new(),
+            reserved_tags,
         };
         for field in fields {
             let raw = attr::Field::from_ast(cx, field);
@@ -366,14 +409,15 @@ impl<'a> Message<'a> {
             out.fields.push(Field {
                 ast: field,
                 ident,
-                ty,
                 versions,
                 nullable: raw.nullable.get().cloned(),
                 tag: raw.tag.get().cloned(),
                 tagged: raw.tagged.get().cloned(),
-                default: raw.default.get().cloned(),
+                default: resolve_default(cx, raw.default.get().cloned(), &ty),
                 ignorable: raw.ignorable.get().is_some(),
                 flexible: raw.flexible.get().cloned(),
+                json_name: raw.json_name.get().map(syn::LitStr::value),
+                ty,
             });
         }
         Some(out)
@@ -447,6 +491,68 @@ impl DefaultLit {
             DefaultLit::Bool(_) => "a bool",
             DefaultLit::Str(_) => "a string",
             DefaultLit::Null => "`null`",
+            DefaultLit::Uuid(_) => "a uuid",
         }
     }
+}
+
+/// A default read for the field's type, as Kafka's schemas read it: `""` on bytes, records, an
+/// array, a struct or a uuid is that type's empty value, the same as no default; a string on a
+/// uuid is Kafka's text form of one. An invalid uuid is reported here.
+fn resolve_default(
+    cx: &Ctxt,
+    default: Option<attr::DefaultValue>,
+    ty: &FieldType,
+) -> Option<attr::DefaultValue> {
+    let mut d = default?;
+    if let DefaultLit::Str(text) = &d.value {
+        match ty.kind {
+            Kind::Bytes | Kind::Array | Kind::Struct | Kind::Uuid if text.is_empty() => {
+                return None
+            }
+            Kind::Uuid => match uuid_from_text(text) {
+                Some(v) => d.value = DefaultLit::Uuid(v),
+                None => {
+                    cx.error_spanned_by(
+                        &d.tokens,
+                        format!(
+                            "invalid uuid default `{text}`: expected Kafka's text form of a uuid, \
+                             22 characters of URL-safe base64 such as `AAAAAAAAAAAAAAAAAAAAAQ`"
+                        ),
+                    );
+                    return None;
+                }
+            },
+            _ => {}
+        }
+    }
+    Some(d)
+}
+
+/// Kafka's text form of a uuid: its 16 bytes in URL-safe base64, 22 characters, with or
+/// without the two `=` of padding. The 4 bits left over in the last character are ignored, as
+/// Java's decoder ignores them.
+pub(crate) fn uuid_from_text(text: &str) -> Option<u128> {
+    let digits = text.strip_suffix("==").unwrap_or(text);
+    if digits.len() != 22 {
+        return None;
+    }
+    let mut bits: u128 = 0;
+    for (i, c) in digits.bytes().enumerate() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'-' => 62,
+            b'_' => 63,
+            _ => return None,
+        };
+        // 21 whole characters give 126 bits; the last gives its top 2.
+        bits = if i < 21 {
+            (bits << 6) | u128::from(v)
+        } else {
+            (bits << 2) | u128::from(v >> 4)
+        };
+    }
+    Some(bits)
 }

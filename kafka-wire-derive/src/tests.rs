@@ -67,7 +67,7 @@ fn unknown_field_key_lists_the_accepted_keys() {
     assert_eq!(
         msg,
         "unknown kafka field attribute `taged`; expected one of `versions`, `nullable`, `tag`, \
-         `tagged`, `default`, `ignorable`, `flexible`, `unknown_tagged_fields`"
+         `tagged`, `default`, `ignorable`, `flexible`, `json_name`, `unknown_tagged_fields`"
     );
 }
 
@@ -80,7 +80,7 @@ fn unknown_struct_key_lists_the_accepted_keys() {
     assert_eq!(
         msg,
         "unknown kafka struct attribute `version`; expected one of `key`, `versions`, `flexible`, \
-         `crate`, `no_setters`"
+         `crate`, `no_setters`, `reserved_tags`"
     );
 }
 
@@ -267,7 +267,8 @@ fn tag_rules() {
     });
     assert_eq!(
         msg,
-        "tags must be numbered from 0 without gaps; expected tag 0 before tag 1"
+        "tags must be numbered from 0 without gaps; expected tag 0 before tag 1 (tags that \
+         only versions left out of this struct use go in `reserved_tags`)"
     );
     let msg = error(parse_quote! {
         #[kafka(versions = "0-2")]
@@ -288,6 +289,131 @@ fn tag_rules() {
         }
     });
     assert_eq!(msg, "`tag` needs `tagged` versions, e.g. `tagged = \"0+\"`");
+}
+
+#[test]
+fn reserved_tags_fill_gaps_and_stay_unused() {
+    // A struct made of the stable versions of a schema whose unstable version added tag 0.
+    assert!(errors(parse_quote! {
+        #[kafka(reserved_tags = "0")]
+        struct Entry {
+            #[kafka(versions = "0+", tag = 1, tagged = "0+")]
+            kept: i32,
+        }
+    })
+    .is_empty());
+    let msg = error(parse_quote! {
+        #[kafka(reserved_tags = "0, 1")]
+        struct Entry {
+            #[kafka(versions = "0+", tag = 1, tagged = "0+")]
+            kept: i32,
+        }
+    });
+    assert_eq!(msg, "tag 1 is reserved but used by field `kept`");
+    let msg = error(parse_quote! {
+        #[kafka(reserved_tags = "0, 1")]
+        struct Entry {
+            #[kafka(versions = "0+", tag = 3, tagged = "0+")]
+            kept: i32,
+        }
+    });
+    assert!(
+        msg.starts_with("tags must be numbered from 0 without gaps; expected tag 2 before tag 3"),
+        "{msg}"
+    );
+    let msg = error(parse_quote! {
+        #[kafka(reserved_tags = "0 1")]
+        struct Entry {}
+    });
+    assert_eq!(
+        msg,
+        "`reserved_tags` takes a quoted list of tags such as `\"0\"` or `\"0, 3\"`"
+    );
+}
+
+#[test]
+fn uuid_defaults_are_kafkas_text_form() {
+    assert!(errors(parse_quote! {
+        struct Entry {
+            #[kafka(versions = "0+", default = "AAAAAAAAAAAAAAAAAAAAAQ")]
+            id: Uuid,
+            #[kafka(versions = "0+", default = "AAAAAAAAAAAAAAAAAAAAAQ==")]
+            padded: Uuid,
+        }
+    })
+    .is_empty());
+    let msg = error(parse_quote! {
+        struct Entry {
+            #[kafka(versions = "0+", default = "00000000-0000-0000-0000-000000000001")]
+            id: Uuid,
+        }
+    });
+    assert!(
+        msg.starts_with("invalid uuid default `00000000-0000-0000-0000-000000000001`"),
+        "{msg}"
+    );
+    assert_eq!(
+        crate::model::uuid_from_text("AAAAAAAAAAAAAAAAAAAAAQ"),
+        Some(1)
+    );
+    assert_eq!(
+        crate::model::uuid_from_text("_____________________w"),
+        Some(u128::MAX)
+    );
+    assert_eq!(crate::model::uuid_from_text("AAAAAAAAAAAAAAAAAAAAA"), None);
+    assert_eq!(crate::model::uuid_from_text("AAAAAAAAAAAAAAAAAAAAA+"), None);
+}
+
+#[test]
+fn an_empty_default_is_the_empty_value_of_bytes_arrays_and_structs() {
+    assert!(errors(parse_quote! {
+        struct Entry {
+            #[kafka(versions = "0+", nullable = "0+", default = "")]
+            names: Option<Vec<String>>,
+            #[kafka(versions = "0+", nullable = "0+", default = "")]
+            data: Option<Bytes>,
+            #[kafka(versions = "0+", nullable = "0+", default = "")]
+            inner: Option<Inner>,
+        }
+    })
+    .is_empty());
+    let msg = error(parse_quote! {
+        struct Entry {
+            #[kafka(versions = "0+", default = "x")]
+            names: Vec<String>,
+        }
+    });
+    assert_eq!(
+        msg,
+        "a string default does not fit field type `Vec<String>`"
+    );
+}
+
+#[test]
+fn a_local_path_names_a_struct_whatever_its_name() {
+    // `self::Box`, `self::Option` and `self::String` are structs of the crate, not Rust's.
+    assert!(errors(parse_quote! {
+        struct Entry {
+            #[kafka(versions = "0+")]
+            boxes: Vec<self::Box>,
+            #[kafka(versions = "0+", nullable = "0+")]
+            option: Option<self::Option>,
+            #[kafka(versions = "0+")]
+            string: crate::String,
+        }
+    })
+    .is_empty());
+    // A nullable field of a local struct named `String` is still a struct: it may be null.
+    let msg = error(parse_quote! {
+        struct Entry {
+            #[kafka(versions = "0+")]
+            boxes: self::Box<i32>,
+        }
+    });
+    assert!(
+        msg.starts_with("unsupported field type `self::Box<i32>`"),
+        "{msg}"
+    );
 }
 
 #[test]

@@ -32,6 +32,7 @@ pub fn check(cx: &Ctxt, msg: &Message) {
         check_flexible_override(cx, field);
     }
     check_unique_tags(cx, msg);
+    check_reserved_tags(cx, msg);
     check_contiguous_tags(cx, msg);
 }
 
@@ -245,8 +246,9 @@ fn check_nullable_overlaps_versions(cx: &Ctxt, field: &Field) {
     }
 }
 
-/// A default must be a value of the field's type: integers in range, a string for strings, and
-/// only `null` (or nothing) for bytes, arrays, structs and UUIDs.
+/// A default must be a value of the field's type: integers in range, a string for strings,
+/// Kafka's text form for a uuid, and only `null` or `""` (the empty value) for bytes, arrays
+/// and structs.
 fn check_default_fits(cx: &Ctxt, field: &Field) {
     let Some(d) = &field.default else { return };
     let shown = type_name(field.ty.inner);
@@ -263,6 +265,7 @@ fn check_default_fits(cx: &Ctxt, field: &Field) {
         (DefaultLit::Int(_) | DefaultLit::Float(_), Kind::Float) => {}
         (DefaultLit::Bool(_), Kind::Bool) => {}
         (DefaultLit::Str(_), Kind::Str) => {}
+        (DefaultLit::Uuid(_), Kind::Uuid) => {}
         (value, _) => err(format!(
             "{} default does not fit field type `{shown}`",
             value.describe()
@@ -321,17 +324,50 @@ fn unraw(ident: &syn::Ident) -> String {
     syn::ext::IdentExt::unraw(ident).to_string()
 }
 
-/// Kafka numbers a struct's tags 0, 1, 2, ... without gaps.
+/// A reserved tag belongs to a field the struct leaves out, so no field of it may use one, and
+/// it is listed once.
+fn check_reserved_tags(cx: &Ctxt, msg: &Message) {
+    let Some((reserved, key)) = &msg.reserved_tags else {
+        return;
+    };
+    for (i, tag) in reserved.iter().enumerate() {
+        if reserved.get(..i).is_some_and(|before| before.contains(tag)) {
+            cx.error_spanned_by(key, format!("tag {tag} is reserved twice"));
+        }
+        if let Some((_, ident, _)) = msg.tags.iter().find(|(t, _, _)| t == tag) {
+            cx.error_spanned_by(
+                key,
+                format!("tag {tag} is reserved but used by field `{}`", unraw(ident)),
+            );
+        }
+    }
+}
+
+/// Kafka numbers a struct's tags 0, 1, 2, ... without gaps. A struct made of some versions of a
+/// schema (the generator leaves out a version still being designed) may miss tags that only
+/// the versions left out use: `reserved_tags` names them, and they fill their places here.
 fn check_contiguous_tags(cx: &Ctxt, msg: &Message) {
-    let mut tags: Vec<(u32, &syn::LitInt)> = msg.tags.iter().map(|(t, _, l)| (*t, l)).collect();
+    let reserved = msg.reserved_tags.as_ref();
+    let mut tags: Vec<(u32, Option<&syn::LitInt>)> =
+        msg.tags.iter().map(|(t, _, l)| (*t, Some(l))).collect();
+    tags.extend(
+        reserved
+            .into_iter()
+            .flat_map(|(r, _)| r.iter().map(|t| (*t, None))),
+    );
     tags.sort_by_key(|(t, _)| *t);
     tags.dedup_by_key(|(t, _)| *t);
     for (expected, (tag, lit)) in tags.iter().enumerate() {
         if *tag as usize != expected {
-            cx.error_spanned_by(
-                lit,
-                format!("tags must be numbered from 0 without gaps; expected tag {expected} before tag {tag}"),
+            let text = format!(
+                "tags must be numbered from 0 without gaps; expected tag {expected} before tag \
+                 {tag} (tags that only versions left out of this struct use go in `reserved_tags`)"
             );
+            match (lit, reserved) {
+                (Some(lit), _) => cx.error_spanned_by(lit, text),
+                (None, Some((_, key))) => cx.error_spanned_by(key, text),
+                (None, None) => {}
+            }
             break;
         }
     }

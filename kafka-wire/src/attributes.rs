@@ -8,6 +8,7 @@
 //! | `versions` | struct | version range | the versions the message defines; makes the struct a [`Message`](crate::Message) |
 //! | `flexible` | struct | open range or `"none"` | the versions with compact lengths and tagged-field sections |
 //! | `no_setters` | struct | none | leave out the `with_<field>` setters ([below](#setters-and-no_setters)) |
+//! | `reserved_tags` | struct | quoted list of tags | tags only versions left out of the struct use ([below](#reserved_tags)) |
 //! | `versions` | field | version range | the versions in which the field exists (required) |
 //! | `nullable` | field | version range | the versions in which the field may be null; the type must be `Option<T>` |
 //! | `tag` | field | integer | the field's tag; tags of a struct run 0, 1, 2, ... |
@@ -15,6 +16,7 @@
 //! | `default` | field | literal | the value of an absent field; also the value a tagged field is not written at |
 //! | `ignorable` | field | none | drop a non-default value silently in versions without the field |
 //! | `flexible` | field | version range | a string or bytes field's own flexible versions, overriding the message's |
+//! | `json_name` | field | non-empty string | the field's name in the JSON form; its name in camel case by default ([below](#json_name)) |
 //! | `unknown_tagged_fields` | field | none | where unrecognised tagged fields are kept, of type [`UnknownTaggedFields`](crate::UnknownTaggedFields) |
 //!
 //! A version range is `"3"`, `"1-4"`, `"2+"` or `"none"`, as in Kafka's schemas. Field ranges may
@@ -67,7 +69,29 @@
 //! ```
 //!
 //! Defaults are integer, float, `true`/`false` or string literals matching the field type, or
-//! `"null"` for a field that is nullable in all its versions.
+//! `"null"` for a field that is nullable in all its versions. As in Kafka's schemas, a uuid's
+//! default is its text form (22 characters of URL-safe base64: `"AAAAAAAAAAAAAAAAAAAAAQ"` is
+//! 1), and `""` on bytes, records, an array or a struct is its empty value, the same as no
+//! default.
+//!
+//! ```
+//! use kafka_wire::{Encode, KafkaMessage, Uuid};
+//!
+//! #[derive(Debug, Clone, PartialEq, KafkaMessage)]
+//! #[kafka(versions = "0-1")]
+//! pub struct Assignment {
+//!     #[kafka(versions = "1+", default = "AAAAAAAAAAAAAAAAAAAAAQ")]
+//!     pub topic_id: Uuid,
+//!     #[kafka(versions = "0+", nullable = "0+", default = "")]
+//!     pub members: Option<Vec<i32>>,
+//! }
+//!
+//! // In version 0 the topic id is absent and must hold its default; the members are an empty
+//! // array (a count of 0), not null.
+//! let assignment = Assignment { topic_id: Uuid::from_u128(1), members: Some(vec![]) };
+//! assert_eq!(&assignment.encode_to_bytes(0)?[..], &[0, 0, 0, 0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! # `nullable`
 //!
@@ -88,7 +112,8 @@
 //! ```
 //!
 //! Strings, bytes, records and arrays are null as a length of -1 (0 when compact); a struct is
-//! preceded by a byte, -1 for null and 1 for present.
+//! preceded by a byte, -1 for null and 1 for present, and in a tagged field by an unsigned
+//! varint, 0 for null and 1 for present, as Kafka writes it.
 //!
 //! As in Kafka's own generated code, a nullable field without `default` defaults to the empty
 //! value (`Some("")`, `Some(vec![])`, ...), not to null; `default = "null"` makes null the
@@ -114,6 +139,31 @@
 //! // Otherwise: one field, tag 0, 4 bytes.
 //! let hint = Heartbeat { hint: 1, ..Default::default() };
 //! assert_eq!(&hint.encode_to_bytes(0)?[..], &[1, 0, 4, 0, 0, 0, 1]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # `reserved_tags`
+//!
+//! Kafka numbers a struct's tags from 0 without gaps, and the derive holds a struct to that. A
+//! struct that leaves out some versions of a schema (`kafka-wire-codegen` leaves out a version
+//! marked `latestVersionUnstable`) may lose a tagged field that only those versions have, and
+//! with it a tag below the ones it keeps: `reserved_tags` names such tags. No field may use
+//! one, and one read from the wire is kept with the unknown tagged fields.
+//!
+//! ```
+//! use kafka_wire::{Encode, KafkaMessage, UnknownTaggedFields};
+//!
+//! #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+//! #[kafka(versions = "0", flexible = "0+", reserved_tags = "0")]
+//! pub struct Ping {
+//!     #[kafka(versions = "0+", tag = 1, tagged = "0+")]
+//!     pub kept: i32,
+//!     #[kafka(unknown_tagged_fields)]
+//!     pub unknown_tagged_fields: UnknownTaggedFields,
+//! }
+//!
+//! let ping = Ping { kept: 3, ..Default::default() };
+//! assert_eq!(&ping.encode_to_bytes(0)?[..], &[1, 1, 4, 0, 0, 0, 3]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -151,6 +201,27 @@
 //! // Even in flexible version 2 the client id keeps its 2-byte length.
 //! let header = Header { client_id: Some(KafkaString::from_static("a")), ..Default::default() };
 //! assert_eq!(&header.encode_to_bytes(2)?[..], &[0, 1, b'a', 0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # `json_name`
+//!
+//! Kafka's JSON form names a field by its schema name with the first letter in lower case
+//! (`ProducerId` is `producerId`). The derive names it by the Rust name in camel case, which
+//! is the same for nearly every field; `json_name` gives Kafka's where it is not (`TopicID` is
+//! `topic_id` in Rust and `topicID` in JSON). `kafka-wire-codegen` writes it where needed.
+//!
+//! ```
+//! use kafka_wire::KafkaMessage;
+//!
+//! #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+//! #[kafka(versions = "0")]
+//! pub struct Topic {
+//!     #[kafka(versions = "0+", json_name = "topicID")]
+//!     pub topic_id: i32,
+//! }
+//! # #[cfg(feature = "serde")]
+//! assert_eq!(serde_json::to_string(&Topic { topic_id: 7 })?, r#"{"topicID":7}"#);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -234,6 +305,40 @@
 //! `String`, [`Bytes`](bytes::Bytes), [`Records`](crate::Records), [`Uuid`](crate::Uuid),
 //! `Vec<T>` of any of these or of structs, nested structs, and `Option<T>` of the nullable ones.
 //! Any other type implementing [`Codec`](crate::codec::Codec) may be used as well.
+//!
+//! The derive knows these types by the last name of their path. A struct of your own whose name
+//! is one of them (Kafka's schemas allow `Box`, `Option` or `String` as a struct's name) is
+//! written from `self::`, `super::` or `crate::`, which always names a type of your own:
+//!
+//! ```
+//! mod store {
+//!     use kafka_wire::KafkaMessage;
+//!
+//!     #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+//!     pub struct Box {
+//!         #[kafka(versions = "0+")]
+//!         pub size: i16,
+//!     }
+//!
+//!     #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+//!     #[kafka(versions = "0")]
+//!     pub struct Shelf {
+//!         #[kafka(versions = "0+")]
+//!         pub boxes: Vec<self::Box>,
+//!     }
+//! }
+//!
+//! use kafka_wire::Encode;
+//! let shelf = store::Shelf { boxes: vec![store::Box { size: 2 }] };
+//! assert_eq!(&shelf.encode_to_bytes(0)?[..], &[0, 0, 0, 1, 0, 2]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! `kafka-wire-codegen` does the same for the schemas' structs, writes Rust's and kafka-wire's
+//! types by their full paths where a struct of the message takes their name, renames a struct
+//! Rust cannot name as it is (`Self`, or a struct named after its own message) by adding
+//! `Struct`, and numbers a field whose Rust name is taken (`TopicID` beside `TopicId` is
+//! `topic_id_2`), its `json_name` keeping Kafka's.
 //!
 //! # API sets
 //!

@@ -23,6 +23,32 @@ macro_rules! length_prefixed_null {
         fn null_len(cx: Ctx) -> usize {
             super::bytes::prefix_len(cx, $kind, None)
         }
+
+        // A null in the length is the same in a tagged field.
+        #[inline]
+        fn encode_tagged_null<B: Sink>(buf: &mut B, cx: Ctx) {
+            Self::encode_null(buf, cx)
+        }
+
+        #[inline]
+        fn tagged_null_len(cx: Ctx) -> usize {
+            Self::null_len(cx)
+        }
+
+        #[inline]
+        fn encode_tagged_present<B: Sink>(&self, buf: &mut B, cx: Ctx) -> Result<(), EncodeError> {
+            self.encode_value(buf, cx)
+        }
+
+        #[inline]
+        fn tagged_present_len(&self, cx: Ctx) -> usize {
+            self.value_len(cx)
+        }
+
+        #[inline]
+        fn decode_tagged_nullable(buf: &mut Bytes, cx: Ctx) -> Result<Option<Self>, DecodeError> {
+            Self::decode_nullable(buf, cx)
+        }
     };
 }
 

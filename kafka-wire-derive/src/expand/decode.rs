@@ -29,7 +29,7 @@ pub fn expand_decode(msg: &Message) -> TokenStream {
     let section = msg.may_be_flexible().then(|| {
         let arms = tagged.iter().map(|g| {
             let name = local(g);
-            let (call, tag) = (g.try_(g.decode_call(quote!(__data))), g.tag());
+            let (call, tag) = (g.try_(g.tagged_decode_call(quote!(__data))), g.tag());
             let guard = g.cond(g.field.tagged_range()).map(|c| quote!(if #c));
             quote! {
                 #tag #guard => {

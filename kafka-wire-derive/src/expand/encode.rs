@@ -25,7 +25,7 @@ pub fn expand_encode(msg: &Message) -> TokenStream {
             quote!(let #flag: ::core::primitive::bool = #written;)
         });
         let write = tagged.iter().zip(&flags).map(|(g, flag)| {
-            let (len, call, tag) = (g.len_call(), g.try_(g.encode_call()), g.tag());
+            let (len, call, tag) = (g.tagged_len_call(), g.try_(g.tagged_encode_call()), g.tag());
             // The size is written before the value, so it is computed first; `field` refuses
             // one the prefix cannot carry.
             let start = g.try_(quote!(__w.field(__buf, #tag, #len)));

@@ -253,6 +253,10 @@ fn field_info(f: &Field, p: &TokenStream) -> TokenStream {
                 DefaultLit::Bool(b) => quote!(#p::DefaultInfo::Bool(#b)),
                 DefaultLit::Str(s) => quote!(#p::DefaultInfo::Str(#s)),
                 DefaultLit::Null => quote!(#p::DefaultInfo::Null),
+                DefaultLit::Uuid(v) => {
+                    let v = Literal::u128_suffixed(*v);
+                    quote!(#p::DefaultInfo::Uuid(#p::Uuid::from_u128(#v)))
+                }
             };
             quote!(::core::option::Option::Some(#value))
         }
@@ -390,6 +394,28 @@ impl<'a> FieldGen<'a> {
         self.codec_call("value_len", "option_len", quote!(&self.#ident,))
     }
 
+    /// [`encode_call`](Self::encode_call) in the tagged section, where a nullable struct's
+    /// presence is a varint (`NullableCodec`'s `tagged_` methods).
+    pub fn tagged_encode_call(&self) -> TokenStream {
+        let ident = self.field.ident;
+        self.codec_call(
+            "encode_value",
+            "encode_tagged_option",
+            quote!(&self.#ident, __buf,),
+        )
+    }
+
+    /// [`len_call`](Self::len_call) in the tagged section.
+    pub fn tagged_len_call(&self) -> TokenStream {
+        let ident = self.field.ident;
+        self.codec_call("value_len", "tagged_option_len", quote!(&self.#ident,))
+    }
+
+    /// [`decode_call`](Self::decode_call) in the tagged section.
+    pub fn tagged_decode_call(&self, buf: TokenStream) -> TokenStream {
+        self.codec_call("decode_value", "decode_tagged_option", quote!(#buf,))
+    }
+
     /// `<T as Codec>::FIXED_LEN` of the field's type, `None` for an optional field.
     pub fn fixed_len(&self) -> Option<TokenStream> {
         if self.field.ty.option {
@@ -455,7 +481,7 @@ impl<'a> FieldGen<'a> {
                 quote!(<#ty as ::core::cmp::PartialEq<::core::primitive::str>>::eq(&self.#ident, #s))
             }
             Some(lit) => {
-                let value = literal(f, lit);
+                let value = literal(f, lit, self.p);
                 quote!(self.#ident == #value)
             }
         }
@@ -478,7 +504,7 @@ impl<'a> FieldGen<'a> {
             Some(DefaultLit::Str(s)) => {
                 quote!(<#inner as ::core::convert::From<&'static ::core::primitive::str>>::from(#s))
             }
-            Some(lit) => literal(f, lit),
+            Some(lit) => literal(f, lit, self.p),
         }
     }
 
@@ -553,10 +579,15 @@ impl<'a> FieldGen<'a> {
     }
 }
 
-/// A numeric or bool default as an unsuffixed literal, which takes the field's type.
-fn literal(field: &Field, lit: &DefaultLit) -> TokenStream {
+/// A numeric or bool default as an unsuffixed literal, which takes the field's type; a uuid as
+/// the value. `p` is the path of the runtime's `__private`.
+fn literal(field: &Field, lit: &DefaultLit, p: &TokenStream) -> TokenStream {
     let float = matches!(field.ty.kind, crate::model::Kind::Float);
     match *lit {
+        DefaultLit::Uuid(v) => {
+            let v = Literal::u128_suffixed(v);
+            quote!(#p::Uuid::from_u128(#v))
+        }
         DefaultLit::Bool(b) => quote!(#b),
         DefaultLit::Int(v) if float => float_literal(v as f64),
         DefaultLit::Float(v) => float_literal(v),

@@ -12,10 +12,12 @@ use syn::spanned::Spanned;
 /// own.
 pub const ENABLED: bool = cfg!(feature = "serde");
 
-/// A field's JSON name. Kafka's converters use the schema's name with its first letter in lower
-/// case (`ProducerId` -> `producerId`); the Rust name is the schema's name in snake case, and
-/// camel case gives that back for every field of Kafka's schemas (`tests/json.rs` checks them
-/// all against the schemas' names).
+/// A field's JSON name when it has no `json_name`. Kafka's converters use the schema's name with
+/// its first letter in lower case (`ProducerId` -> `producerId`); the Rust name is the schema's
+/// name in snake case, and camel case gives that back for every field of Kafka's schemas
+/// (`tests/json.rs` checks them all against the schemas' names). Where it would not (`TopicID`
+/// is `topic_id`, whose camel case is `topicId`, not `topicID`), the generator writes the
+/// schema's `json_name`.
 pub fn json_name(rust: &str) -> String {
     let mut out = String::with_capacity(rust.len());
     let mut upper = false;
@@ -39,7 +41,15 @@ pub fn expand(msg: &Message) -> TokenStream {
     let ident = &msg.input.ident;
     let name = ident.to_string();
     let (all, _) = fields(msg);
-    let names: Vec<String> = all.iter().map(|g| json_name(&g.field.name())).collect();
+    let names: Vec<String> = all
+        .iter()
+        .map(|g| {
+            g.field
+                .json_name
+                .clone()
+                .unwrap_or_else(|| json_name(&g.field.name()))
+        })
+        .collect();
     let count = all.len();
 
     let written = all.iter().map(written_at);

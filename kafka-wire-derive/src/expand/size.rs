@@ -44,7 +44,7 @@ pub fn expand_size(msg: &Message) -> TokenStream {
             };
         }
         let add = tagged.iter().map(|g| {
-            let (written, len, tag) = (g.tagged_written(), g.len_call(), g.tag());
+            let (written, len, tag) = (g.tagged_written(), g.tagged_len_call(), g.tag());
             quote! {
                 if #written {
                     __tagged.field(#tag, #len);
