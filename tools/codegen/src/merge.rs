@@ -23,11 +23,25 @@ struct FieldAt {
 
 type Walked = BTreeMap<String, Vec<(String, FieldAt)>>;
 
-/// The fields of every struct of `schema` that exist at `version`, in order.
-fn walk(schema: &Schema, top: &str, version: i16) -> Result<Walked, String> {
+/// The key of the message's own struct among the walked ones: no struct of a schema has an
+/// empty name, while one may have the message's (Kafka's classes call the message `…Data`).
+const TOP: &str = "";
+
+/// The fields of every struct of `schema` that exist at `version`, in order; the message's own
+/// under [`TOP`].
+fn walk(schema: &Schema, version: i16) -> Result<Walked, String> {
     let mut out = Walked::new();
-    walk_struct(schema, top, &schema.fields, version, &mut out)?;
+    walk_struct(schema, TOP, &schema.fields, version, &mut out)?;
     Ok(out)
+}
+
+/// A struct's name for messages: the message's for [`TOP`].
+fn shown<'a>(schema: &'a Schema, key: &'a str) -> &'a str {
+    if key == TOP {
+        &schema.name
+    } else {
+        key
+    }
 }
 
 fn walk_struct(
@@ -51,9 +65,10 @@ fn walk_struct(
             map_key: f.map_key,
         };
         if let Some(sname) = f.ty.struct_name() {
-            let inner = schema
-                .struct_fields(f)
-                .ok_or_else(|| format!("{name}.{}: unknown struct {sname}", f.name))?;
+            let inner = schema.struct_fields(f).ok_or_else(|| {
+                let owner = shown(schema, name);
+                format!("{owner}.{}: unknown struct {sname}", f.name)
+            })?;
             walk_struct(schema, sname, inner, v, out)?;
         }
         list.push((f.name.clone(), at));
@@ -61,7 +76,8 @@ fn walk_struct(
     let slot = out.entry(name.to_owned()).or_default();
     if !slot.is_empty() && *slot != list {
         return Err(format!(
-            "struct {name} is defined twice, differently, at version {v}"
+            "struct {} is defined twice, differently, at version {v}",
+            shown(schema, name)
         ));
     }
     *slot = list;
@@ -131,7 +147,7 @@ pub fn merge(
     // to find disagreements.
     let mut per_version: BTreeMap<i16, Walked> = BTreeMap::new();
     for (&v, &i) in &source {
-        let chosen = match walk(&schemas[i].1, name, v) {
+        let chosen = match walk(&schemas[i].1, v) {
             Ok(w) => w,
             Err(e) => {
                 errors.push(format!("{name} v{v}: {e}"));
@@ -152,21 +168,37 @@ pub fn merge(
                     ));
                 }
             }
-            if let Err(e) = walk(s, name, v) {
+            if let Err(e) = walk(s, v) {
                 errors.push(format!("{name} v{v} ({release}): {e}"));
             }
         }
         per_version.insert(v, chosen);
     }
 
+    // Every tag each struct uses in any version of any release, the unstable ones included:
+    // a struct that loses a tagged field with its unstable version reserves the field's tag.
+    let mut all_tags: BTreeMap<String, BTreeSet<u32>> = BTreeMap::new();
+    for (_, s) in schemas {
+        for v in s.valid.iter() {
+            // A version that does not walk has been reported above, if it is spoken.
+            let Ok(walked) = walk(s, v) else {
+                continue;
+            };
+            for (sname, fields) in walked {
+                let tags = fields.iter().filter_map(|(_, at)| at.tag);
+                all_tags.entry(sname).or_default().extend(tags);
+            }
+        }
+    }
+
     // Struct order: the top level first, then by first appearance, newest version first.
-    let mut struct_names: Vec<String> = vec![name.to_owned()];
+    let mut struct_names: Vec<String> = vec![TOP.to_owned()];
     let mut structs = Vec::new();
     let mut i = 0;
     while i < struct_names.len() {
         let sname = struct_names[i].clone();
         i += 1;
-        match merge_struct(name, &sname, &per_version, last) {
+        match merge_struct(name, &sname, &per_version, last, all_tags.get(&sname)) {
             Ok(s) => {
                 for f in &s.fields {
                     if let Some(n) = f.ty.struct_name() {
@@ -212,13 +244,28 @@ pub fn merge(
 
 /// Merges one struct over all versions: field order consistent with every version, and for
 /// each field the ranges where it exists, is nullable and is tagged, open when they reach
-/// `last`, the message's newest version.
+/// `last`, the message's newest version, as the schemas write them. A tagged field's ranges are
+/// also open when they reach the newest version that has the struct: Kafka's tagged ranges are
+/// open-ended, in a struct that ends before its message too. `tags` are the tags the struct
+/// uses in any version, those left out of the model included.
 fn merge_struct(
     message: &str,
     sname: &str,
     per_version: &BTreeMap<i16, Walked>,
     last: i16,
+    tags: Option<&BTreeSet<u32>>,
 ) -> Result<Struct, Vec<String>> {
+    let struct_last = per_version
+        .iter()
+        .rev()
+        .find(|(_, walked)| walked.contains_key(sname))
+        .map_or(last, |(v, _)| *v);
+    // Where problems are reported: the message's own struct by the message's name.
+    let path = if sname == TOP {
+        format!("{message}.{message}")
+    } else {
+        format!("{message}.{sname}")
+    };
     let mut errors = Vec::new();
     let mut order: Vec<String> = Vec::new();
     let mut facts: BTreeMap<String, Vec<(i16, FieldAt)>> = BTreeMap::new();
@@ -238,7 +285,7 @@ fn merge_struct(
             };
             if prev.is_some_and(|p| pos <= p) {
                 errors.push(format!(
-                    "{message}.{sname} v{v}: field {fname} out of order across versions"
+                    "{path} v{v}: field {fname} out of order across versions"
                 ));
             }
             prev = Some(pos);
@@ -260,16 +307,21 @@ fn merge_struct(
                 && at.flexible == first.flexible;
             if !same {
                 errors.push(format!(
-                    "{message}.{sname}.{fname}: v{v} differs from the newest: {at:?} vs {first:?}"
+                    "{path}.{fname}: v{v} differs from the newest: {at:?} vs {first:?}"
                 ));
             }
         }
         // `per` runs from the newest version down.
+        let open_at = if per.iter().any(|(_, a)| a.tagged) {
+            struct_last
+        } else {
+            last
+        };
         let range = |pred: &dyn Fn(&FieldAt) -> bool| {
             let versions = per.iter().rev().filter(|(_, a)| pred(a)).map(|(v, _)| *v);
             Versions::spanning(versions)
-                .map(|r| r.opened_at(last))
-                .map_err(|e| format!("{message}.{sname}.{fname}: {e}"))
+                .map(|r| r.opened_at(open_at))
+                .map_err(|e| format!("{path}.{fname}: {e}"))
         };
         let (versions, nullable, tagged) = match (
             range(&|_| true),
@@ -288,7 +340,10 @@ fn merge_struct(
             versions,
             nullable,
             tagged,
-            tag: first.tag,
+            // A tag whose tagged versions are all left out (they start after the newest
+            // version, or are unstable) tags nothing here: the field is a regular one, and the
+            // tag is reserved.
+            tag: first.tag.filter(|_| !tagged.is_empty()),
             default: first.default.clone(),
             ignorable: first.ignorable,
             flexible: first.flexible,
@@ -297,10 +352,23 @@ fn merge_struct(
             fields: Vec::new(),
         });
     }
+    // Tags below the highest one kept that only versions left out use: without them the kept
+    // tags would have a gap.
+    let kept: BTreeSet<u32> = fields.iter().filter_map(|f| f.tag).collect();
+    let reserved_tags = match kept.last() {
+        Some(&highest) => tags
+            .into_iter()
+            .flatten()
+            .filter(|t| **t < highest && !kept.contains(t))
+            .copied()
+            .collect(),
+        None => Vec::new(),
+    };
     if errors.is_empty() {
         Ok(Struct {
-            name: sname.to_owned(),
+            name: if sname == TOP { message } else { sname }.to_owned(),
             fields,
+            reserved_tags,
         })
     } else {
         Err(errors)

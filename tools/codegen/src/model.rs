@@ -43,6 +43,9 @@ pub struct Struct {
     /// version, as the schemas write them. A field's inline struct is a [`Struct`] of the
     /// message in its own right: [`Field::fields`] stays empty.
     pub fields: Vec<Field>,
+    /// Tags that only fields of versions left out of the model use (an unstable version), in
+    /// order: the struct's tags number from 0 without gaps once these are counted.
+    pub reserved_tags: Vec<u32>,
 }
 
 /// A request and its response.

@@ -143,6 +143,8 @@ pub enum Literal {
     Bool(bool),
     Float(f64),
     Str(String),
+    /// A uuid, from Kafka's text form of one.
+    Uuid(u128),
     /// `""` for bytes, records, a uuid, an array or a struct: the type's own default.
     Empty,
 }
@@ -163,6 +165,7 @@ impl DefaultValue {
             },
             Ty::String => Literal::Str(text.clone()),
             _ if text.is_empty() && !ty.is_integer() => Literal::Empty,
+            Ty::Uuid => Literal::Uuid(uuid_from_text(&text).ok_or_else(bad)?),
             _ => {
                 let (min, max) = ty.integer_range().ok_or_else(bad)?;
                 let v = match text.strip_prefix("0x") {
@@ -178,6 +181,22 @@ impl DefaultValue {
         };
         Ok(DefaultValue { text, value })
     }
+}
+
+/// Kafka's text form of a uuid: its 16 bytes in URL-safe base64, padded or not; Java's decoder,
+/// which Kafka's generator reads defaults with, ignores the bits left over in the last
+/// character.
+fn uuid_from_text(text: &str) -> Option<u128> {
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    use base64::Engine as _;
+    const KAFKA: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::URL_SAFE,
+        GeneralPurposeConfig::new()
+            .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+            .with_decode_allow_trailing_bits(true),
+    );
+    let bytes: [u8; 16] = KAFKA.decode(text).ok()?.try_into().ok()?;
+    Some(u128::from_be_bytes(bytes))
 }
 
 /// One field of a schema.

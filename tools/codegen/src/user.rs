@@ -2,7 +2,8 @@
 
 use crate::check;
 use crate::emit::api_set::{header_v0, ApiSet, Variant};
-use crate::emit::{self, ident, message, snake_case, Home};
+use crate::emit::names::Names;
+use crate::emit::{self, ident, message, Home};
 use crate::model::{Api, Message};
 use crate::{merge_sets, Error, SchemaSet};
 use proc_macro2::{Ident, TokenStream};
@@ -150,11 +151,11 @@ impl Generator {
         // a syntax tree would lose the blank lines between its paragraphs.
         for msg in messages {
             let body = emit::print(message::paragraphs(msg, &home)).map_err(Error::one)?;
-            let module = snake_case(&msg.name);
+            let module = module_ident(msg);
             text += &format!("\npub mod {module} {{\n{}}}\n", emit::indent(&body));
         }
         let uses = messages.iter().map(|m| {
-            let (module, name) = (ident(&snake_case(&m.name)), ident(&m.name));
+            let (module, name) = (module_ident(m), message_ident(m, &home));
             quote!(pub use self::#module::#name;)
         });
         let mut paragraphs = vec![quote!(#(#uses)*)];
@@ -201,7 +202,7 @@ impl Generator {
                 } else {
                     api.response
                 };
-                let message = ident(&msg.name);
+                let message = message_ident(msg, home);
                 Variant {
                     doc: format!("API key {}: [`{}`].", api.key, msg.name),
                     feature: None,
@@ -236,6 +237,16 @@ impl Generator {
             variants,
         })
     }
+}
+
+/// The module of a message: its name in snake case, a keyword raw (`r#match`).
+fn module_ident(msg: &Message) -> Ident {
+    emit::field_ident(&msg.name)
+}
+
+/// The Rust name of a message's own struct.
+fn message_ident(msg: &Message, home: &Home) -> Ident {
+    Names::new(msg, home.root()).message_ident()
 }
 
 /// A name the user gave, as a Rust identifier.

@@ -138,3 +138,110 @@ fn a_set_name_that_is_not_an_identifier_is_an_error() {
         .unwrap_err();
     assert_eq!(err.to_string(), "`My Requests` is not a Rust identifier");
 }
+
+#[test]
+fn names_rust_cannot_take_as_they_are_are_qualified_renamed_or_numbered() {
+    let dir = one_schema(
+        "names",
+        r#"{ "name": "Boxes", "type": "[]Box", "versions": "0+",
+             "fields": [ { "name": "Size", "type": "int16", "versions": "0+" } ] },
+           { "name": "Maybe", "type": "Option", "versions": "0+", "nullableVersions": "0+",
+             "fields": [ { "name": "A", "type": "int8", "versions": "0+" } ] },
+           { "name": "Me", "type": "Self", "versions": "0+",
+             "fields": [ { "name": "B", "type": "int8", "versions": "0+" } ] },
+           { "name": "Echo", "type": "EchoRequest", "versions": "0+",
+             "fields": [ { "name": "C", "type": "int8", "versions": "0+" } ] },
+           { "name": "ISRTopic", "type": "int32", "versions": "0+" },
+           { "name": "IsrTopic", "type": "int32", "versions": "0+" },
+           { "name": "UnknownTaggedFields", "type": "int32", "versions": "0+" }"#,
+    );
+    let text = generate_in(&dir).unwrap();
+    for expected in [
+        // `Box` and `Option` are structs here, and `Option` shadows Rust's, which is then
+        // written with its path; `Vec` is Rust's.
+        "pub boxes: Vec<self::Box>,",
+        "pub maybe: ::core::option::Option<self::Option>,",
+        "pub me: SelfStruct,",
+        "pub struct SelfStruct {",
+        "pub echo: EchoRequestStruct,",
+        "pub struct EchoRequestStruct {",
+        "json_name = \"iSRTopic\")]\n        pub isr_topic: i32,",
+        "json_name = \"isrTopic\")]\n        pub isr_topic_2: i32,",
+        "pub unknown_tagged_fields_2: i32,",
+        "impl Default for EchoRequest {",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn an_unstable_version_reserves_the_tags_only_it_uses() {
+    let dir = std::env::temp_dir().join(format!(
+        "kafka-wire-codegen-unstable-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("GapRequest.json"),
+        r#"{ "apiKey": 1002, "type": "request", "name": "GapRequest", "validVersions": "0-1",
+             "flexibleVersions": "0+", "latestVersionUnstable": true, "fields": [
+             { "name": "Added", "type": "int32", "versions": "1+", "taggedVersions": "1+", "tag": 0 },
+             { "name": "Kept", "type": "int32", "versions": "0+", "taggedVersions": "0+", "tag": 1 }
+           ] }"#,
+    )
+    .unwrap();
+    let text = generate_in(&dir).unwrap();
+    assert!(
+        text.contains(
+            "#[kafka(key = 1002, versions = \"0\", flexible = \"0+\", reserved_tags = \"0\")]"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_tagged_field_of_a_struct_that_ends_early_keeps_open_ranges() {
+    let dir = one_schema(
+        "ends-early",
+        r#"{ "name": "S", "type": "Inner", "versions": "1",
+             "fields": [ { "name": "T", "type": "int32", "versions": "0+",
+                           "taggedVersions": "1+", "tag": 0 },
+                         { "name": "U", "type": "int32", "versions": "0+" } ] }"#,
+    );
+    let text = generate_in(&dir).unwrap();
+    for expected in [
+        "#[kafka(versions = \"1+\", tag = 0, tagged = \"1+\")]\n        pub t: i32,",
+        // An untagged field keeps the range the versions give it.
+        "#[kafka(versions = \"1\")]\n        pub u: i32,",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn uuid_and_empty_defaults_are_read_as_kafka_reads_them() {
+    let dir = one_schema(
+        "defaults",
+        r#"{ "name": "Id", "type": "uuid", "versions": "0+", "default": "AAAAAAAAAAAAAAAAAAAAAQ" },
+           { "name": "Names", "type": "[]string", "versions": "0+", "nullableVersions": "0+",
+             "default": "" }"#,
+    );
+    let text = generate_in(&dir).unwrap();
+    for expected in [
+        "#[kafka(versions = \"0+\", default = \"AAAAAAAAAAAAAAAAAAAAAQ\")]\n        pub id: Uuid,",
+        "id: Uuid::from_u128(1),",
+        "#[kafka(versions = \"0+\", nullable = \"0+\")]\n        pub names: Option<Vec<KafkaString>>,",
+        "names: Some(Default::default()),",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+    let dir = one_schema(
+        "bad-uuid",
+        r#"{ "name": "Id", "type": "uuid", "versions": "0+", "default": "not-a-uuid" }"#,
+    );
+    let err = generate_in(&dir).unwrap_err();
+    assert!(
+        err.ends_with("EchoRequest.json: EchoRequest.Id: default `not-a-uuid` does not fit `uuid`"),
+        "{err}"
+    );
+}

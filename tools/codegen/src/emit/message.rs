@@ -1,20 +1,22 @@
 //! One message's source: its documentation, imports, and each struct with its attributes,
 //! field documentation and defaults.
 
-use super::{doc, field_ident, float, ident, inner_doc, int, Home};
+use super::names::{derived_json_name, field_idents, kafka_json_name, unraw, Names};
+use super::{doc, float, ident, inner_doc, int, Home};
 use crate::model::{Field, Message, Struct};
 use crate::schema::{Kind, Literal, Ty};
 use proc_macro2::TokenStream;
-use quote::{quote, ToTokens as _};
+use quote::quote;
 use std::collections::BTreeSet;
 
 /// The paragraphs of a message's source: documentation, imports, then each struct and its
 /// `Default` impl.
 pub fn paragraphs(msg: &Message, home: &Home) -> Vec<TokenStream> {
-    let mut out = vec![module_doc(msg, home), imports(msg, home)];
+    let names = Names::new(msg, home.root());
+    let mut out = vec![module_doc(msg, home), imports(msg, home, &names)];
     for (i, s) in msg.structs.iter().enumerate() {
-        out.push(structure(msg, s, i == 0, home));
-        if let Some(imp) = default_impl(msg, s) {
+        out.push(structure(msg, s, i == 0, home, &names));
+        if let Some(imp) = default_impl(msg, s, i == 0, &names) {
             out.push(imp);
         }
     }
@@ -43,20 +45,22 @@ fn module_doc(msg: &Message, home: &Home) -> TokenStream {
     ))
 }
 
-/// A type of the schemas in Rust, and where it comes from when it is not Rust's own.
-fn rust_type(ty: &Ty) -> (TokenStream, Option<&'static str>) {
-    let named = |name: &'static str| (ident(name).into_token_stream(), Some(name));
+/// A type of the schemas in Rust, and the name it imports from kafka-wire, if any.
+fn rust_type(ty: &Ty, names: &Names) -> (TokenStream, Option<&'static str>) {
+    let named = |name: &'static str| (names.kafka_wire(name), Some(name));
     match ty {
         // Arrays of integers are views of the input when decoded: no allocation per array.
         Ty::Array(e) if e.is_integer() => {
-            let (e, _) = rust_type(e);
-            (quote!(IntArray<#e>), Some("IntArray"))
+            let (e, _) = rust_type(e, names);
+            let array = names.kafka_wire("IntArray");
+            (quote!(#array<#e>), Some("IntArray"))
         }
         Ty::Array(e) => {
-            let (e, import) = rust_type(e);
-            (quote!(Vec<#e>), import)
+            let (e, import) = rust_type(e, names);
+            let vec = names.vec();
+            (quote!(#vec<#e>), import)
         }
-        Ty::Struct(s) => (ident(s).into_token_stream(), None),
+        Ty::Struct(s) => (names.struct_type(s), None),
         Ty::Bool => (quote!(bool), None),
         Ty::Int8 => (quote!(i8), None),
         Ty::Int16 => (quote!(i16), None),
@@ -72,15 +76,16 @@ fn rust_type(ty: &Ty) -> (TokenStream, Option<&'static str>) {
     }
 }
 
-/// `use` lines for the types the message names; `Bytes` through kafka-wire's re-export in a
-/// user's crate, which may not depend on `bytes` itself.
-fn imports(msg: &Message, home: &Home) -> TokenStream {
+/// `use` lines for the types the message names, but those a struct of it shadows; `Bytes`
+/// through kafka-wire's re-export in a user's crate, which may not depend on `bytes` itself.
+fn imports(msg: &Message, home: &Home, shadows: &Names) -> TokenStream {
     let mut names = BTreeSet::from(["KafkaMessage"]);
     let fields = msg.structs.iter().flat_map(|s| &s.fields);
-    names.extend(fields.filter_map(|f| rust_type(&f.ty).1));
+    names.extend(fields.filter_map(|f| rust_type(&f.ty, shadows).1));
     if !msg.flexible.is_empty() {
         names.insert("UnknownTaggedFields");
     }
+    names.retain(|name| !shadows.is_shadowed(name));
     let bytes = names.remove("Bytes").then(|| match home {
         Home::KafkaWire => quote!(
             use bytes::Bytes;
@@ -103,16 +108,18 @@ struct Init {
     expr: Option<TokenStream>,
 }
 
-fn init(f: &Field) -> Init {
+fn init(f: &Field, names: &Names) -> Init {
     let nullable = !f.nullable.is_empty();
     let wrap = |e: TokenStream| if nullable { quote!(Some(#e)) } else { e };
+    // Kafka's default for a nullable field is the empty value, not null, which the derive knows;
+    // only the `Default` impl needs telling. `""` on bytes, an array or a struct says the same.
+    let default_trait = names.default_trait();
+    let empty = Init {
+        arg: None,
+        expr: nullable.then(|| quote!(Some(#default_trait::default()))),
+    };
     let Some(default) = &f.default else {
-        // Kafka's default for a nullable field is the empty value, which the derive knows;
-        // only the `Default` impl needs telling.
-        return Init {
-            arg: None,
-            expr: nullable.then(|| quote!(Some(Default::default()))),
-        };
+        return empty;
     };
     let (arg, expr) = match &default.value {
         Literal::Null => (quote!("null"), quote!(None)),
@@ -120,9 +127,16 @@ fn init(f: &Field) -> Init {
         Literal::Bool(true) => (quote!(true), wrap(quote!(true))),
         Literal::Float(v) if *v != 0.0 => (float(*v), wrap(float(*v))),
         Literal::Str(s) if nullable || !s.is_empty() => {
-            (quote!(#s), wrap(quote!(KafkaString::from_static(#s))))
+            let string = names.kafka_wire("KafkaString");
+            (quote!(#s), wrap(quote!(#string::from_static(#s))))
         }
-        _ => return Init::default(),
+        Literal::Uuid(v) if *v != 0 => {
+            let (text, uuid) = (&default.text, names.kafka_wire("Uuid"));
+            let v = proc_macro2::Literal::u128_unsuffixed(*v);
+            (quote!(#text), wrap(quote!(#uuid::from_u128(#v))))
+        }
+        // Zeros and empty values: the type's own default, as with no default at all.
+        _ => return empty,
     };
     Init {
         arg: Some(arg),
@@ -131,15 +145,20 @@ fn init(f: &Field) -> Init {
 }
 
 /// Whether `#[derive(Default)]` starts every field as Kafka does: `None` is its default too.
-fn derivable(s: &Struct) -> bool {
+fn derivable(s: &Struct, names: &Names) -> bool {
     s.fields.iter().all(|f| {
         let null = f.default.as_ref().is_some_and(|d| d.value == Literal::Null);
-        null || init(f).expr.is_none()
+        null || init(f, names).expr.is_none()
     })
 }
 
-fn structure(msg: &Message, s: &Struct, top: bool, home: &Home) -> TokenStream {
+fn structure(msg: &Message, s: &Struct, top: bool, home: &Home, names: &Names) -> TokenStream {
     let mut attrs = Vec::new();
+    let name = if top {
+        names.message_ident()
+    } else {
+        names.struct_ident(&s.name)
+    };
     if top {
         let kind = match (msg.kind, msg.api()) {
             (Kind::Request, Some(k)) => format!("The request of API key {k}"),
@@ -152,9 +171,15 @@ fn structure(msg: &Message, s: &Struct, top: bool, home: &Home) -> TokenStream {
             msg.versions, msg.flexible
         )));
     } else {
-        attrs.push(doc(&format!("A struct of [`{}`].", msg.name)));
+        attrs.push(doc(&format!("A struct of [`{}`].", names.message_ident())));
     }
-    let default = derivable(s).then(|| quote!(Default,));
+    if name != s.name {
+        attrs.push(doc(&format!(
+            "\n`{}` in the schema, which Rust cannot take as it is.",
+            s.name
+        )));
+    }
+    let default = derivable(s, names).then(|| quote!(Default,));
     attrs.push(quote!(#[derive(Debug, Clone, PartialEq, #default KafkaMessage)]));
     let mut args: Vec<TokenStream> = home.crate_arg().into_iter().collect();
     if top {
@@ -167,20 +192,30 @@ fn structure(msg: &Message, s: &Struct, top: bool, home: &Home) -> TokenStream {
         args.push(quote!(versions = #versions));
         args.push(quote!(flexible = #flexible));
     }
+    if !s.reserved_tags.is_empty() {
+        let tags: Vec<String> = s.reserved_tags.iter().map(u32::to_string).collect();
+        let tags = tags.join(", ");
+        args.push(quote!(reserved_tags = #tags));
+    }
     if !args.is_empty() {
         attrs.push(quote!(#[kafka(#(#args),*)]));
     }
     // Each release of the schemas may add fields: outside the defining crate, values are built
     // with `Default` and the derive's `with_` setters, which a new field does not break.
     attrs.push(quote!(#[non_exhaustive]));
-    let name = ident(&s.name);
-    let fields = s.fields.iter().map(field);
+    let idents = field_idents(s);
+    let fields = s
+        .fields
+        .iter()
+        .zip(&idents)
+        .map(|(f, id)| field(f, id, names));
     let unknown = (!msg.flexible.is_empty()).then(|| {
         let doc = doc("Tagged fields this struct does not know, kept for re-encoding.");
+        let ty = names.kafka_wire("UnknownTaggedFields");
         quote! {
             #doc
             #[kafka(unknown_tagged_fields)]
-            pub unknown_tagged_fields: UnknownTaggedFields,
+            pub unknown_tagged_fields: #ty,
         }
     });
     quote! {
@@ -192,7 +227,7 @@ fn structure(msg: &Message, s: &Struct, top: bool, home: &Home) -> TokenStream {
     }
 }
 
-fn field(f: &Field) -> TokenStream {
+fn field(f: &Field, name: &proc_macro2::Ident, names: &Names) -> TokenStream {
     let versions = f.versions.to_string();
     let mut args = vec![quote!(versions = #versions)];
     if !f.nullable.is_empty() {
@@ -203,7 +238,7 @@ fn field(f: &Field) -> TokenStream {
         let (tag, tagged) = (int(tag.into()), f.tagged.to_string());
         args.push(quote!(tag = #tag, tagged = #tagged));
     }
-    if let Some(default) = init(f).arg {
+    if let Some(default) = init(f, names).arg {
         args.push(quote!(default = #default));
     }
     if f.ignorable {
@@ -213,11 +248,17 @@ fn field(f: &Field) -> TokenStream {
         let flexible = flexible.to_string();
         args.push(quote!(flexible = #flexible));
     }
+    // The derive names a field in JSON by its Rust name in camel case, which is Kafka's name for
+    // nearly every field; the others say Kafka's.
+    let json = kafka_json_name(&f.name);
+    if json != derived_json_name(&unraw(name)) {
+        args.push(quote!(json_name = #json));
+    }
     let doc = doc(&field_doc(f));
-    let name = field_ident(&f.name);
-    let (mut ty, _) = rust_type(&f.ty);
+    let (mut ty, _) = rust_type(&f.ty, names);
     if !f.nullable.is_empty() {
-        ty = quote!(Option<#ty>);
+        let option = names.option();
+        ty = quote!(#option<#ty>);
     }
     quote! {
         #doc
@@ -253,20 +294,26 @@ fn field_doc(f: &Field) -> String {
 }
 
 /// `impl Default` for a struct whose Kafka defaults `#[derive(Default)]` does not give.
-fn default_impl(msg: &Message, s: &Struct) -> Option<TokenStream> {
-    if derivable(s) {
+fn default_impl(msg: &Message, s: &Struct, top: bool, names: &Names) -> Option<TokenStream> {
+    if derivable(s, names) {
         return None;
     }
-    let name = ident(&s.name);
-    let fields = s.fields.iter().map(|f| {
-        let ident = field_ident(&f.name);
-        let expr = init(f).expr.unwrap_or_else(|| quote!(Default::default()));
+    let name = if top {
+        names.message_ident()
+    } else {
+        names.struct_ident(&s.name)
+    };
+    let default_trait = names.default_trait();
+    let fields = s.fields.iter().zip(field_idents(s)).map(|(f, ident)| {
+        let expr = init(f, names)
+            .expr
+            .unwrap_or_else(|| quote!(#default_trait::default()));
         quote!(#ident: #expr,)
     });
-    let unknown =
-        (!msg.flexible.is_empty()).then(|| quote!(unknown_tagged_fields: Default::default(),));
+    let unknown = (!msg.flexible.is_empty())
+        .then(|| quote!(unknown_tagged_fields: #default_trait::default(),));
     Some(quote! {
-        impl Default for #name {
+        impl #default_trait for #name {
             fn default() -> Self {
                 #name {
                     #(#fields)*

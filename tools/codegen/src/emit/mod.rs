@@ -3,6 +3,7 @@
 
 pub mod api_set;
 pub mod message;
+pub mod names;
 pub mod support;
 
 use proc_macro2::{Ident, Literal, Span, TokenStream};
