@@ -5,6 +5,7 @@
 pub mod batches;
 pub mod generated;
 pub mod json;
+pub mod kafka_classes;
 pub mod random;
 
 pub use generated::declared_messages;
