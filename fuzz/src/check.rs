@@ -27,6 +27,9 @@ pub enum Property {
     EncodedLen,
     /// An error's byte offset is missing or past the end of the input.
     Offset,
+    /// The lenient frame reader does not read what the strict one reads, but for the bytes
+    /// after the body and ApiVersions at a version the set lacks.
+    Lenient,
 }
 
 impl fmt::Display for Property {
@@ -40,6 +43,7 @@ impl fmt::Display for Property {
             Property::Reencode => "re-encode",
             Property::EncodedLen => "encoded-len",
             Property::Offset => "error-offset",
+            Property::Lenient => "lenient",
         })
     }
 }

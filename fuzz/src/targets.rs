@@ -133,7 +133,7 @@ pub enum Kind {
     Message(Subject, i16),
     /// A records field read with `RecordsReader`; seeds use this codec.
     Records(Compression),
-    /// A request frame: `split_frame`, then `decode_request`.
+    /// A request frame: `split_frame`, then `decode_request` and `decode_request_lenient`.
     RequestFrame,
     /// Every message at every version; an input starts with a 5-byte [`Subject::prefix`].
     All,
@@ -632,14 +632,90 @@ fn round_trip_batch(batch: &RecordBatch, limits: DecodeLimits) -> Result<(), Vio
     }
 }
 
+/// The lenient reader on the contents of a frame the strict one read (`strict`): the same
+/// allocation bounds, errors at an offset within the input, and the strict reader's header and
+/// body, with no trailing bytes where the strict one read the frame, and where it refused only
+/// trailing bytes, the header and body the strict one reads without them. An ApiVersions
+/// request at a version the set lacks, which the strict reader refuses, is read as version 0
+/// with its body unread.
+fn check_lenient(
+    contents: &Bytes,
+    input_len: usize,
+    strict: &Result<Option<(RequestHeader, RequestBody)>, kafka_wire::DecodeError>,
+) -> Result<(), Violation> {
+    let region = Region::new();
+    let lenient = frame::decode_request_lenient::<RequestBody>(contents.clone());
+    let usage = region.usage();
+    crate::check::note_usage(usage);
+    check_alloc(usage, input_len, 0, 0)?;
+    let disagree = |what: String| Err(Violation::new(Property::Lenient, what));
+    let unknown_api_versions = matches!(contents.get(..4), Some(&[k0, k1, v0, v1])
+        if i16::from_be_bytes([k0, k1]) == 18
+            && RequestBody::find(18)
+                .is_some_and(|api| !api.versions().contains(i16::from_be_bytes([v0, v1]))));
+    match (strict, lenient) {
+        (_, Err(e)) => {
+            check_offset(&e, input_len)?;
+            match strict {
+                Err(s) if *s == e || unknown_api_versions => Ok(()),
+                other => disagree(format!("lenient {e}; strict {other:?}")),
+            }
+        }
+        (Ok(Some((header, body))), Ok(read)) => {
+            let same_body = !is_reflexive(body) || read.body == *body;
+            if read.header == *header
+                && same_body
+                && read.version == header.request_api_version
+                && read.trailing_bytes == 0
+            {
+                Ok(())
+            } else {
+                disagree(format!("lenient {read:?}; strict {header:?} {body:?}"))
+            }
+        }
+        (Err(_), Ok(read)) if unknown_api_versions => {
+            if read.version == 0 && read.body == RequestBody::ApiVersions(Default::default()) {
+                Ok(())
+            } else {
+                disagree(format!(
+                    "ApiVersions at an unknown version read as {read:?}"
+                ))
+            }
+        }
+        (Err(e), Ok(read)) => {
+            let count = read.trailing_bytes;
+            if *e.kind() != (kafka_wire::DecodeErrorKind::TrailingBytes { count }) {
+                return disagree(format!("lenient {read:?}; strict {e}"));
+            }
+            let without = contents.slice(..contents.len().saturating_sub(count));
+            match frame::decode_request::<RequestBody>(without) {
+                Ok((header, body))
+                    if header == read.header && (!is_reflexive(&body) || body == read.body) =>
+                {
+                    Ok(())
+                }
+                other => disagree(format!(
+                    "lenient {read:?}; strict without the {count} trailing bytes {other:?}"
+                )),
+            }
+        }
+        (Ok(None), Ok(read)) => disagree(format!("no frame, yet the lenient reader read {read:?}")),
+    }
+}
+
 fn check_frame(input: &[u8]) -> Result<Outcome, Violation> {
     let mut stream = BytesMut::from(input);
     let region = Region::new();
-    let decoded = frame::split_frame(&mut stream, DEFAULT_MAX_FRAME_SIZE)
+    let split = frame::split_frame(&mut stream, DEFAULT_MAX_FRAME_SIZE);
+    let decoded = split
+        .clone()
         .and_then(|f| f.map(frame::decode_request::<RequestBody>).transpose());
     let usage = region.usage();
     crate::check::note_usage(usage);
     check_alloc(usage, input.len(), 0, 0)?;
+    if let Ok(Some(contents)) = &split {
+        check_lenient(contents, input.len(), &decoded)?;
+    }
     let (header, body) = match decoded {
         Err(e) => {
             check_offset(&e, input.len())?;

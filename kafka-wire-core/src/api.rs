@@ -171,7 +171,26 @@ impl ApiInfo {
     /// The header version that goes with `version` of the message. Kafka's rule: a request
     /// has header v2 in flexible versions and v1 before; a response v1 and v0. The versions a
     /// variant lists in `#[kafka(header_v0 = "...")]` have header v0 instead.
+    ///
+    /// A version above the newest the message has takes the newest one's header version, as
+    /// in Kafka, whose schemas leave flexible versions open towards newer ones (`"3+"`): that
+    /// is the header of an ApiVersions request from a client newer than this side, which a
+    /// server reads before answering it at version 0.
+    ///
+    /// ```
+    /// use kafka_wire::messages::api::RequestBody;
+    /// use kafka_wire::ApiSet;
+    ///
+    /// let api_versions = RequestBody::find(18).unwrap();
+    /// assert_eq!(api_versions.header_version(2), 1);
+    /// assert_eq!(api_versions.header_version(3), 2);
+    /// assert_eq!(api_versions.header_version(99), 2);
+    /// ```
     pub const fn header_version(&self, version: i16) -> i16 {
+        let version = match self.versions.end() {
+            Some(newest) if version > newest => newest,
+            _ => version,
+        };
         let flexible = self.flexible.contains(version);
         if self.header_v0.contains(version) {
             0

@@ -75,6 +75,16 @@ pub enum DecodeErrorKind {
         remaining: usize,
     },
     /// A length or count below -1.
+    ///
+    /// Kafka's Java reader takes any negative length of a nullable field as null, including
+    /// -2 and below, and compact lengths and counts of 2^31 and above, which its `int`
+    /// arithmetic makes negative. kafka-wire accepts only the -1 that every writer, Kafka's
+    /// included, uses for null: no client writes the others, and a decoded null would not
+    /// encode back to the bytes that were read. Compact values of 2^31 and above are refused
+    /// as longer than a string may be or than the input is
+    /// ([`StringTooLong`](Self::StringTooLong),
+    /// [`LengthExceedsRemaining`](Self::LengthExceedsRemaining),
+    /// [`CountExceedsRemaining`](Self::CountExceedsRemaining)).
     NegativeLength {
         /// The declared value.
         length: i64,
@@ -85,6 +95,12 @@ pub enum DecodeErrorKind {
         version: i16,
     },
     /// A string that is not UTF-8.
+    ///
+    /// Kafka's Java reader never refuses a string: it replaces what is not UTF-8 with U+FFFD.
+    /// kafka-wire refuses it, since its strings are the bytes that were read, checked once and
+    /// never copied, and a replaced string would encode to other bytes than were read. A
+    /// client that sends, say, a Latin-1 client id reaches a Kafka broker but not a server
+    /// built on kafka-wire.
     InvalidUtf8,
     /// A string longer than 32767 bytes, the most any Kafka string may hold.
     StringTooLong {
@@ -93,7 +109,9 @@ pub enum DecodeErrorKind {
     },
     /// A varint with a continuation bit on its last allowed byte (5th for 32 bits, 10th for 64).
     VarintTooLong,
-    /// A varint whose value needs more bits than its type has.
+    /// A varint whose value needs more bits than its type has. Kafka's Java reader drops
+    /// those bits; kafka-wire refuses them rather than read another value than was written
+    /// (see [`varint`](crate::varint)).
     VarintOverflow,
     /// The message does not exist in this version.
     UnsupportedVersion {
@@ -103,6 +121,12 @@ pub enum DecodeErrorKind {
         valid: VersionRange,
     },
     /// Bytes left after a value that should have used them all.
+    ///
+    /// Kafka's broker and clients ignore bytes left after a request's or a response's body;
+    /// [`frame::decode_request_lenient`](crate::frame::decode_request_lenient) and
+    /// [`frame::decode_response_lenient`](crate::frame::decode_response_lenient) do the same
+    /// and count them, and the strict readers ([`Decode::decode_exact`](crate::Decode::decode_exact),
+    /// [`frame::decode_request`](crate::frame::decode_request), ...) refuse them with this.
     TrailingBytes {
         /// How many were left.
         count: usize,
@@ -136,6 +160,11 @@ pub enum DecodeErrorKind {
         tag: u32,
     },
     /// A known tagged field whose value did not use exactly the bytes its size declared.
+    ///
+    /// Kafka's Java reader does not compare a known field's value with its declared size: it
+    /// reads the value and goes on from where the value ended, so a size that disagrees makes
+    /// it read the following tags from the wrong place, or read the value past its field.
+    /// kafka-wire refuses the disagreement instead of guessing which of the two is right.
     TaggedFieldSize {
         /// Its tag.
         tag: u32,

@@ -26,11 +26,65 @@
 //! assert_eq!(read_body, body);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Strict and lenient reading
+//!
+//! Kafka's broker reads a request's header and body and ignores whatever bytes of the frame
+//! follow the body; its clients do the same with a response. Real clients rely on it:
+//! librdkafka's Metadata request for all topics (version 9 and later) keeps the 4-byte
+//! placeholder it wrote for the topic count, where the compact encoding has one byte. Kafka's
+//! reader takes the first placeholder byte for a null topic list (all topics), reads the
+//! fields after it from the placeholder's other three bytes on, and leaves the last byte of
+//! the frame unread. Two ways of reading follow from that:
+//!
+//! - [`decode_request`] and [`decode_response`] read a frame whose body uses every byte, and
+//!   refuse anything else with [`TrailingBytes`](DecodeErrorKind::TrailingBytes): for tests,
+//!   proxies that must forward exact bytes, and checking one's own encoder.
+//! - [`decode_request_lenient`] and [`decode_response_lenient`] read what Kafka's broker and
+//!   clients read, and say in [`DecodedRequest::trailing_bytes`] and
+//!   [`DecodedResponse::trailing_bytes`] how many bytes they left unread, for a log or an
+//!   analyser to report. They also follow Kafka's rule for ApiVersions at a version one side
+//!   does not know (see each function). The [`tokio`](crate::tokio) codecs read this way.
+//!
+//! Both refuse the same malformed headers and bodies; only what follows the body differs.
+//!
+//! A few inputs that Kafka's readers let through are refused by both, on purpose, with the
+//! [`DecodeErrorKind`] named: a negative length other than -1, or a compact length past
+//! `i32::MAX`, which Java reads as a null that would not encode back to the same bytes
+//! (`NegativeLength`, or a length beyond the input); a string that is not UTF-8, which Java
+//! reads with replacement characters (`InvalidUtf8`); a known tagged field whose value does
+//! not fill its declared size, after which Kafka's reader goes on out of step
+//! (`TaggedFieldSize`); a varint with bits past 32 (`VarintOverflow`). No Kafka client or
+//! broker writes any of them.
+//!
+//! ```
+//! use bytes::Bytes;
+//! use kafka_wire::frame;
+//! use kafka_wire::messages::api::RequestBody;
+//! use kafka_wire::DecodeErrorKind;
+//!
+//! // librdkafka's Metadata v9 request for all topics (the frame without its size): header
+//! // v2 with client id "rdkafka", then a body of which Kafka's reader leaves one byte.
+//! const LIBRDKAFKA: &[u8] = b"\x00\x03\x00\x09\x00\x00\x00\x03\x00\x07rdkafka\x00\
+//!     \x00\x00\x00\x00\x01\x00\x00\x00";
+//! let request = frame::decode_request_lenient::<RequestBody>(Bytes::from_static(LIBRDKAFKA))?;
+//! assert_eq!(request.header.correlation_id, 3);
+//! assert_eq!(request.trailing_bytes, 1);
+//! let RequestBody::Metadata(metadata) = request.body else { panic!("not Metadata") };
+//! assert_eq!(metadata.topics, None); // all topics
+//!
+//! let strict = frame::decode_request::<RequestBody>(Bytes::from_static(LIBRDKAFKA));
+//! assert_eq!(strict.unwrap_err().kind(), &DecodeErrorKind::TrailingBytes { count: 1 });
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::api::{ApiInfo, RequestSet, ResponseSet};
 use crate::codec::Sink;
 use crate::messages::{RequestHeader, ResponseHeader};
-use crate::{Decode, DecodeError, DecodeErrorKind, Encode, EncodeError, EncodeErrorKind};
+use crate::traits::no_trailing_bytes;
+use crate::{
+    Decode, DecodeError, DecodeErrorKind, Encode, EncodeError, EncodeErrorKind, ErrorCode,
+};
 use bytes::{Buf, Bytes, BytesMut};
 
 /// Kafka's default `socket.request.max.bytes`: 100 MiB.
@@ -82,14 +136,138 @@ fn api_of(
     }
 }
 
+/// The API key of ApiVersions, whose versions Kafka's brokers and clients treat apart (see
+/// [`decode_request_lenient`] and [`decode_response_lenient`]).
+pub(crate) const API_VERSIONS_KEY: i16 = 18;
+
+/// A request frame as [`decode_request_lenient`] read it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct DecodedRequest<S> {
+    /// The request header, read at the version its API and API version call for.
+    pub header: RequestHeader,
+    /// The version the body was read at, which is the version to answer at: the header's
+    /// `request_api_version`, but 0 for an ApiVersions request at a version the set lacks.
+    pub version: i16,
+    /// The body.
+    pub body: S,
+    /// Bytes of the frame that were not read: those after the body, or the whole body of an
+    /// ApiVersions request at a version the set lacks. Zero for a frame that
+    /// [`decode_request`] reads too.
+    pub trailing_bytes: usize,
+}
+
+/// A response frame as [`decode_response_lenient`] read it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct DecodedResponse<S> {
+    /// The response header.
+    pub header: ResponseHeader,
+    /// The version the body was read at: the version of the request, but 0 for an ApiVersions
+    /// answer read again at version 0.
+    pub version: i16,
+    /// The body.
+    pub body: S,
+    /// Bytes of the frame after the body, which were not read. Zero for a frame that
+    /// [`decode_response`] reads too.
+    pub trailing_bytes: usize,
+}
+
 /// Reads a request frame's contents (as [`split_frame`] returns them) into a body of the set
 /// `S`: the header, at the version its API and API version call for, then the body, which must
-/// use every byte left. An API key the set lacks is
-/// [`UnknownApiKey`](DecodeErrorKind::UnknownApiKey), found before the header is read.
+/// use every byte left (bytes after it are [`TrailingBytes`](DecodeErrorKind::TrailingBytes);
+/// [`decode_request_lenient`] reads them as Kafka's broker does). An API key the set lacks is
+/// [`UnknownApiKey`](DecodeErrorKind::UnknownApiKey), found before the header is read; a
+/// version the API lacks is [`UnsupportedVersion`](DecodeErrorKind::UnsupportedVersion),
+/// ApiVersions included.
 // `#[inline]` here and below: these dispatch over every API of the set, so they are compiled in
 // the crate that uses them rather than in this one (see the derive's note on inlining).
 #[inline]
-pub fn decode_request<S: RequestSet>(mut frame: Bytes) -> Result<(RequestHeader, S), DecodeError> {
+pub fn decode_request<S: RequestSet>(frame: Bytes) -> Result<(RequestHeader, S), DecodeError> {
+    let len = frame.len();
+    let (header, body, rest) = read_request(frame)?;
+    no_trailing_bytes(rest, len)?;
+    Ok((header, body))
+}
+
+/// Reads a request frame's contents as Kafka's broker does: the header, then the body, and
+/// bytes of the frame after the body are left unread and counted in
+/// [`trailing_bytes`](DecodedRequest::trailing_bytes). Everything else is refused as
+/// [`decode_request`] refuses it.
+///
+/// An ApiVersions request at a version the set lacks is not refused either: a client sends
+/// ApiVersions at its newest version, and a broker that does not know it answers at version 0
+/// with `UNSUPPORTED_VERSION` and its own list. Its header is read at the header version
+/// Kafka gives it ([`ApiInfo::header_version`]: request header v2 above a flexible newest
+/// version), its body, in a format this side does not know, is not read (its bytes
+/// are counted as trailing), and the body returned is an empty ApiVersions request of version
+/// 0, with [`version`](DecodedRequest::version) 0 to answer at.
+///
+/// ```
+/// use bytes::{BufMut, BytesMut};
+/// use kafka_wire::frame;
+/// use kafka_wire::messages::api::RequestBody;
+/// use kafka_wire::messages::ApiVersionsRequest;
+///
+/// // ApiVersions v99 from a newer client: header v2, then a body this side cannot read.
+/// let mut wire = BytesMut::new();
+/// wire.put_i16(18);
+/// wire.put_i16(99);
+/// wire.put_i32(7); // correlation id
+/// wire.put_i16(6);
+/// wire.put_slice(b"future");
+/// wire.put_u8(0); // no tagged fields in the header
+/// wire.put_slice(&[0xff; 9]);
+/// let request = frame::decode_request_lenient::<RequestBody>(wire.freeze())?;
+/// assert_eq!((request.header.request_api_version, request.version), (99, 0));
+/// assert_eq!(request.body, RequestBody::ApiVersions(ApiVersionsRequest::default()));
+/// assert_eq!(request.trailing_bytes, 9);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[inline]
+pub fn decode_request_lenient<S: RequestSet>(
+    frame: Bytes,
+) -> Result<DecodedRequest<S>, DecodeError> {
+    if let Some(&[k0, k1, v0, v1]) = frame.get(..4) {
+        let (key, version) = (i16::from_be_bytes([k0, k1]), i16::from_be_bytes([v0, v1]));
+        if key == API_VERSIONS_KEY {
+            if let Some(api) = S::find(key).filter(|api| !api.versions().contains(version)) {
+                return unknown_api_versions(api, version, frame);
+            }
+        }
+    }
+    let (header, body, trailing_bytes) = read_request(frame)?;
+    Ok(DecodedRequest {
+        version: header.request_api_version,
+        header,
+        body,
+        trailing_bytes,
+    })
+}
+
+/// An ApiVersions request at `version`, which `api` lacks: the header, and the set's empty
+/// version-0 body in place of the one left unread.
+#[cold]
+fn unknown_api_versions<S: RequestSet>(
+    api: &ApiInfo,
+    version: i16,
+    mut frame: Bytes,
+) -> Result<DecodedRequest<S>, DecodeError> {
+    // A version above the newest known one has the newest one's header version (see
+    // `ApiInfo::header_version`).
+    let header = RequestHeader::decode(&mut frame, api.header_version(version))?;
+    let body = S::decode(API_VERSIONS_KEY, &mut Bytes::new(), 0).map_err(|e| e.located(0))?;
+    Ok(DecodedRequest {
+        header,
+        version: 0,
+        body,
+        trailing_bytes: frame.remaining(),
+    })
+}
+
+/// Header and body of a request frame, and how many bytes follow the body.
+#[inline]
+fn read_request<S: RequestSet>(mut frame: Bytes) -> Result<(RequestHeader, S, usize), DecodeError> {
     let len = frame.len();
     let Some(&[k0, k1, v0, v1]) = frame.get(..4) else {
         return Err(DecodeError::eof(4, len).located(len));
@@ -101,35 +279,112 @@ pub fn decode_request<S: RequestSet>(mut frame: Bytes) -> Result<(RequestHeader,
     // Body errors are counted from the body; shift them to count from the frame.
     let header_len = len.saturating_sub(frame.len());
     let body = S::decode(key, &mut frame, version).map_err(|e| e.shifted(header_len))?;
-    no_trailing(&frame, len)?;
-    Ok((header, body))
+    Ok((header, body, frame.remaining()))
 }
 
 /// Reads a response frame's contents into a body of the set `S`, for a request of API `key`
 /// at `version` (a response does not name its API: the caller knows it from the correlation
-/// id).
+/// id). The body must use every byte left (bytes after it are
+/// [`TrailingBytes`](DecodeErrorKind::TrailingBytes); [`decode_response_lenient`] reads them as
+/// Kafka's clients do).
 #[inline]
 pub fn decode_response<S: ResponseSet>(
-    mut frame: Bytes,
+    frame: Bytes,
     key: i16,
     version: i16,
 ) -> Result<(ResponseHeader, S), DecodeError> {
+    let len = frame.len();
+    let (header, body, rest) = read_response(frame, key, version)?;
+    no_trailing_bytes(rest, len)?;
+    Ok((header, body))
+}
+
+/// Reads a response frame's contents as Kafka's clients do, for a request of API `key` at
+/// `version`: the header, then the body, and bytes of the frame after the body are left unread
+/// and counted in [`trailing_bytes`](DecodedResponse::trailing_bytes). Everything else is
+/// refused as [`decode_response`] refuses it.
+///
+/// An ApiVersions answer that cannot be read at `version` (above 0), and whose body starts
+/// with the error code `UNSUPPORTED_VERSION`, is read again at version 0, and
+/// [`version`](DecodedResponse::version) says so: a broker that does not know the version a
+/// client asked with answers at version 0. Kafka's client reads any answer that fails at the
+/// version asked for again at version 0, and then closes the connection unless its error code
+/// is `UNSUPPORTED_VERSION` or none; only a broker that does not know the version answers at
+/// version 0, and it always says `UNSUPPORTED_VERSION`, so this reads every answer Kafka's
+/// client goes on with and keeps the error of the version asked for on any other bytes. When
+/// both fail, the error is that of `version`.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use kafka_wire::frame;
+/// use kafka_wire::messages::api::ResponseBody;
+/// use kafka_wire::messages::{ApiVersionsResponse, ResponseHeader};
+/// use kafka_wire::ErrorCode;
+///
+/// // An older broker's answer to ApiVersions v3: version 0, UNSUPPORTED_VERSION.
+/// let old = ApiVersionsResponse::default().with_error_code(ErrorCode::UNSUPPORTED_VERSION.code());
+/// let mut wire = BytesMut::new();
+/// let header = ResponseHeader::default().with_correlation_id(1);
+/// frame::encode_response(&mut wire, &header, &ResponseBody::ApiVersions(old.clone()), 0)?;
+/// let contents = wire.split_off(4).freeze();
+/// let response = frame::decode_response_lenient::<ResponseBody>(contents, 18, 3)?;
+/// assert_eq!(response.version, 0);
+/// assert_eq!(response.body, ResponseBody::ApiVersions(old));
+/// assert_eq!(response.trailing_bytes, 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[inline]
+pub fn decode_response_lenient<S: ResponseSet>(
+    frame: Bytes,
+    key: i16,
+    version: i16,
+) -> Result<DecodedResponse<S>, DecodeError> {
+    let first = if key == API_VERSIONS_KEY && version != 0 && starts_unsupported(&frame) {
+        // Kept for a second reading at version 0; a `Bytes` clone shares the buffer.
+        read_response(frame.clone(), key, version).map_err(|e| (e, Some(frame)))
+    } else {
+        read_response(frame, key, version).map_err(|e| (e, None))
+    };
+    match first {
+        Ok((header, body, trailing_bytes)) => Ok(DecodedResponse {
+            header,
+            version,
+            body,
+            trailing_bytes,
+        }),
+        Err((e, Some(frame))) => match read_response(frame, key, 0) {
+            Ok((header, body, trailing_bytes)) => Ok(DecodedResponse {
+                header,
+                version: 0,
+                body,
+                trailing_bytes,
+            }),
+            Err(_) => Err(e),
+        },
+        Err((e, None)) => Err(e),
+    }
+}
+
+/// Whether the body after a v0 response header (an ApiVersions answer's header is always v0,
+/// 4 bytes) starts with the error code `UNSUPPORTED_VERSION`.
+fn starts_unsupported(frame: &[u8]) -> bool {
+    matches!(frame.get(4..6), Some(&[e0, e1])
+        if i16::from_be_bytes([e0, e1]) == ErrorCode::UNSUPPORTED_VERSION.code())
+}
+
+/// Header and body of a response frame, and how many bytes follow the body.
+#[inline]
+fn read_response<S: ResponseSet>(
+    mut frame: Bytes,
+    key: i16,
+    version: i16,
+) -> Result<(ResponseHeader, S, usize), DecodeError> {
     let len = frame.len();
     let api = api_of(S::APIS, key, version).map_err(|kind| DecodeError::at(kind, 0))?;
     let header = ResponseHeader::decode(&mut frame, api.header_version(version))?;
     let header_len = len.saturating_sub(frame.len());
     let body = S::decode(key, &mut frame, version).map_err(|e| e.shifted(header_len))?;
-    no_trailing(&frame, len)?;
-    Ok((header, body))
-}
-
-fn no_trailing(rest: &Bytes, len: usize) -> Result<(), DecodeError> {
-    if rest.is_empty() {
-        Ok(())
-    } else {
-        let count = rest.len();
-        Err(DecodeError::new(DecodeErrorKind::TrailingBytes { count }, count).located(len))
-    }
+    Ok((header, body, frame.remaining()))
 }
 
 /// Writes `size`, header and body; the header's API key and version choose the header version

@@ -106,7 +106,7 @@ pub trait Decode: Sized {
         let mut buf: Bytes = input.into();
         let len = buf.len();
         let value = Self::decode(&mut buf, version)?;
-        no_trailing_bytes(&buf, len)?;
+        no_trailing_bytes(buf.remaining(), len)?;
         Ok(value)
     }
 
@@ -134,13 +134,14 @@ pub trait Decode: Sized {
     }
 }
 
-/// A message that must end where the input does.
-fn no_trailing_bytes(rest: &Bytes, len: usize) -> Result<(), DecodeError> {
-    if rest.has_remaining() {
-        let count = rest.remaining();
-        return Err(DecodeError::new(DecodeErrorKind::TrailingBytes { count }, count).located(len));
+/// The check of every reader that must use all of its input (a message read exactly, a frame
+/// read strictly): `count` bytes of an input of `len` were left after the value, and any is an
+/// error at the first of them.
+pub(crate) fn no_trailing_bytes(count: usize, len: usize) -> Result<(), DecodeError> {
+    if count == 0 {
+        return Ok(());
     }
-    Ok(())
+    Err(DecodeError::new(DecodeErrorKind::TrailingBytes { count }, count).located(len))
 }
 
 /// A buffer for a message of `len` bytes. No Kafka message is longer than an i32 size can say;
@@ -264,7 +265,7 @@ impl<M: Message> Decode for M {
         let mut buf: Bytes = input.into();
         let len = buf.len();
         let value = decode_in::<M>(&mut buf, version, true)?;
-        no_trailing_bytes(&buf, len)?;
+        no_trailing_bytes(buf.remaining(), len)?;
         Ok(value)
     }
 }

@@ -2,13 +2,14 @@
 //! ids, and the versions agreed with that broker through ApiVersions.
 
 use futures_util::{SinkExt, StreamExt};
+use kafka_wire::frame::DecodedResponse;
 use kafka_wire::messages::api::{RequestBody, ResponseBody};
 use kafka_wire::messages::{
     ApiVersionsRequest, ApiVersionsResponse, FetchRequest, MetadataRequest, ProduceRequest,
     RequestHeader,
 };
 use kafka_wire::negotiate::negotiate;
-use kafka_wire::tokio::{ClientCodec, Response};
+use kafka_wire::tokio::ClientCodec;
 use kafka_wire::{ApiMessage, ApiSet, ErrorCode, KafkaString, VersionRange};
 use std::time::Duration;
 use tokio::net::TcpStream;
@@ -125,7 +126,7 @@ impl Connection {
         &mut self,
         body: RequestBody,
         version: i16,
-    ) -> Result<Response<ResponseBody>, Error> {
+    ) -> Result<DecodedResponse<ResponseBody>, Error> {
         let correlation_id = self.next_correlation_id;
         self.next_correlation_id = self.next_correlation_id.wrapping_add(1);
         let name = body.api().name();

@@ -1,10 +1,10 @@
 //! The client's codec: request frames out, response frames in, matched by correlation id.
 
-use super::{CodecError, FrameReader, Response, API_VERSIONS_KEY};
+use super::{CodecError, FrameReader};
 use crate::api::{RequestSet, ResponseSet};
-use crate::frame::{self, DEFAULT_MAX_FRAME_SIZE};
+use crate::frame::{self, DecodedResponse, DEFAULT_MAX_FRAME_SIZE};
 use crate::messages::RequestHeader;
-use crate::{DecodeError, ErrorCode};
+use crate::DecodeError;
 use bytes::{Bytes, BytesMut};
 use core::fmt;
 use core::marker::PhantomData;
@@ -13,7 +13,12 @@ use tokio_util::codec::{Decoder, Encoder};
 
 /// The codec of a client: encodes `(RequestHeader, S)` for any request set `S` and remembers the
 /// API key and version of each correlation id it wrote; decodes each response frame into a
-/// [`Response`] of `S::Responses`, as the body of the request with its correlation id.
+/// [`DecodedResponse`] of `S::Responses`, as the body of the request with its correlation id.
+///
+/// Frames are read as Kafka's clients read them, with [`frame::decode_response_lenient`]: bytes
+/// of a frame after its body are left unread and counted in
+/// [`DecodedResponse::trailing_bytes`], and an ApiVersions answer at version 0 is read as the
+/// [module](super#apiversions-at-a-version-one-side-does-not-know) says.
 ///
 /// Responses may come in any order. A response whose correlation id no request in flight has is
 /// [`CodecError::UnknownCorrelationId`]; like any decoding error it stops the decoder (see the
@@ -61,6 +66,12 @@ pub struct ClientCodec<S> {
 
 impl<S> ClientCodec<S> {
     /// A codec that reads frames of up to [`DEFAULT_MAX_FRAME_SIZE`] bytes.
+    ///
+    /// Kafka's clients put no limit on a response's size (up to the 2 GiB an `i32` size can
+    /// say); this codec keeps the server-side default, so that a peer that announces a huge
+    /// frame is refused from its size field. A client that asks for more in one answer
+    /// (a Fetch with `max_bytes` above 100 MiB) raises it with
+    /// [`with_max_frame_size`](Self::with_max_frame_size).
     pub fn new() -> Self {
         Self::with_max_frame_size(DEFAULT_MAX_FRAME_SIZE)
     }
@@ -134,7 +145,7 @@ impl<S: RequestSet> Encoder<(RequestHeader, S)> for ClientCodec<S> {
 }
 
 impl<S: RequestSet> Decoder for ClientCodec<S> {
-    type Item = Response<S::Responses>;
+    type Item = DecodedResponse<S::Responses>;
     type Error = CodecError;
 
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Self::Item>, CodecError> {
@@ -150,11 +161,12 @@ impl<S: RequestSet> Decoder for ClientCodec<S> {
     }
 }
 
-/// The response frame of a request in flight, which it takes out of `in_flight`.
+/// The response frame of a request in flight, which it takes out of `in_flight`, read as Kafka's
+/// clients read one.
 fn read_response<R: ResponseSet>(
     in_flight: &mut HashMap<i32, (i16, i16)>,
     frame: Bytes,
-) -> Result<Response<R>, CodecError> {
+) -> Result<DecodedResponse<R>, CodecError> {
     // Every response header version starts with the correlation id.
     let Some(&[c0, c1, c2, c3]) = frame.get(..4) else {
         return Err(DecodeError::eof(4, frame.len()).located(frame.len()).into());
@@ -163,32 +175,5 @@ fn read_response<R: ResponseSet>(
     let (key, version) = in_flight
         .remove(&id)
         .ok_or(CodecError::UnknownCorrelationId(id))?;
-    match frame::decode_response::<R>(frame.clone(), key, version) {
-        Ok((header, body)) => Ok(Response {
-            header,
-            version,
-            body,
-        }),
-        // Kafka's clients read an ApiVersions answer that fails at the version asked for, and
-        // whose error code (first in the body; the header is v0, 4 bytes) is
-        // UNSUPPORTED_VERSION, again at version 0: a broker answers a version it does not know
-        // so.
-        Err(e) if key == API_VERSIONS_KEY && version != 0 && starts_unsupported(&frame) => {
-            match frame::decode_response::<R>(frame, key, 0) {
-                Ok((header, body)) => Ok(Response {
-                    header,
-                    version: 0,
-                    body,
-                }),
-                Err(_) => Err(e.into()),
-            }
-        }
-        Err(e) => Err(e.into()),
-    }
-}
-
-/// Whether the body after a v0 response header starts with the error code UNSUPPORTED_VERSION.
-fn starts_unsupported(frame: &[u8]) -> bool {
-    matches!(frame.get(4..6), Some(&[e0, e1])
-        if i16::from_be_bytes([e0, e1]) == ErrorCode::UNSUPPORTED_VERSION.code())
+    Ok(frame::decode_response_lenient(frame, key, version)?)
 }

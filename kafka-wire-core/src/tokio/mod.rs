@@ -1,14 +1,17 @@
 //! Async framing: [`tokio_util::codec`] decoders and encoders for both ends of a Kafka
 //! connection, over any API set (feature `tokio`).
 //!
-//! - [`ServerCodec<S>`] reads request frames into `(RequestHeader, S)` and writes
-//!   [`Response`]s of `S::Responses`.
+//! - [`ServerCodec<S>`] reads request frames into [`DecodedRequest`]s of `S` (header, body,
+//!   and the count of bytes left after the body) and writes [`Response`]s of `S::Responses`.
 //! - [`ClientCodec<S>`] writes `(RequestHeader, S)` and remembers the API and version of every
-//!   correlation id it wrote, so that it reads each response frame into the body of the request
-//!   it answers, in any order the server sends them.
+//!   correlation id it wrote, so that it reads each response frame into a [`DecodedResponse`]
+//!   with the body of the request it answers, in any order the server sends them.
 //!
 //! Both read frames with a maximum size ([`DEFAULT_MAX_FRAME_SIZE`] unless told otherwise),
-//! refused from the frame's size field before its bytes are buffered. Wrap either in a
+//! refused from the frame's size field before its bytes are buffered. Both read a frame as
+//! Kafka's broker and clients do ([`frame::decode_request_lenient`],
+//! [`frame::decode_response_lenient`]): bytes after the body are not an error but a count,
+//! `trailing_bytes`, for the application to log. Wrap either in a
 //! [`Framed`](tokio_util::codec::Framed) (tokio-util 0.7, feature `codec`) around a socket:
 //!
 //! ```
@@ -29,10 +32,10 @@
 //! let server = tokio::spawn(async move {
 //!     let (socket, _) = listener.accept().await?;
 //!     let mut conn = Framed::new(socket, ServerCodec::<RequestBody>::new());
-//!     while let Some((header, request)) = conn.next().await.transpose()? {
-//!         let RequestBody::ApiVersions(_) = request else { break };
+//!     while let Some(request) = conn.next().await.transpose()? {
+//!         let RequestBody::ApiVersions(_) = request.body else { break };
 //!         let answer = ResponseBody::ApiVersions(ApiVersionsResponse::default());
-//!         conn.send(Response::for_request(&header, answer)).await?;
+//!         conn.send(Response::for_request(&request.header, answer)).await?;
 //!     }
 //!     Ok::<_, CodecError>(())
 //! });
@@ -79,12 +82,18 @@
 //!
 //! - [`ServerCodec`] yields an ApiVersions request at a version the set lacks with the header
 //!   as sent and the body of an empty version-0 request (the body's bytes, in a format this
-//!   side does not know, are not read); [`Response::for_request`] answers it at version 0.
+//!   side does not know, are not read, and are counted in `trailing_bytes`);
+//!   [`DecodedRequest::version`] is 0, and [`Response::for_request`] answers it at version 0.
 //! - [`ClientCodec`] reads an ApiVersions response that does not decode at the version asked
 //!   for, and starts with `UNSUPPORTED_VERSION`, again at version 0, and says so in
-//!   [`Response::version`].
+//!   [`DecodedResponse::version`]. Kafka's client reads any such answer again at version 0;
+//!   the difference is explained at [`frame::decode_response_lenient`].
 //!
 //! [`DEFAULT_MAX_FRAME_SIZE`]: crate::frame::DEFAULT_MAX_FRAME_SIZE
+//! [`DecodedRequest`]: crate::frame::DecodedRequest
+//! [`DecodedRequest::version`]: crate::frame::DecodedRequest::version
+//! [`DecodedResponse`]: crate::frame::DecodedResponse
+//! [`DecodedResponse::version`]: crate::frame::DecodedResponse::version
 
 mod client;
 mod server;
@@ -93,21 +102,18 @@ pub use client::ClientCodec;
 pub use server::ServerCodec;
 
 use crate::api::ResponseSet;
-use crate::frame;
+use crate::frame::{self, API_VERSIONS_KEY};
 use crate::messages::{RequestHeader, ResponseHeader};
 use crate::{DecodeError, EncodeError};
 use bytes::{Bytes, BytesMut};
 use core::fmt;
 use std::io;
 
-/// The API key of ApiVersions, whose versions both codecs treat as Kafka does (see the
-/// [module](self)).
-const API_VERSIONS_KEY: i16 = 18;
-
-/// A response frame: its header, the version of its body, and the body, of a response set `R`.
+/// A response frame to write: its header, the version of its body, and the body, of a response
+/// set `R`.
 ///
-/// [`ServerCodec`] writes them; [`ClientCodec`] reads them, with the version of the request
-/// each one answers.
+/// [`ServerCodec`] writes them; [`ClientCodec`] reads the same three parts, with the count of
+/// bytes left after the body, as a [`DecodedResponse`](crate::frame::DecodedResponse).
 ///
 /// ```
 /// use kafka_wire::messages::api::{RequestBody, ResponseBody};

@@ -1,21 +1,23 @@
 //! The server's codec: request frames in, response frames out.
 
-use super::{CodecError, FrameReader, Response, API_VERSIONS_KEY};
+use super::{CodecError, FrameReader, Response};
 use crate::api::RequestSet;
-use crate::frame::{self, DEFAULT_MAX_FRAME_SIZE};
-use crate::messages::RequestHeader;
-use crate::Decode;
+use crate::frame::{self, DecodedRequest, DEFAULT_MAX_FRAME_SIZE};
 use bytes::{Bytes, BytesMut};
 use core::fmt;
 use core::marker::PhantomData;
 use tokio_util::codec::{Decoder, Encoder};
 
-/// The codec of a server: decodes request frames into `(RequestHeader, S)` for any request set
+/// The codec of a server: decodes request frames into [`DecodedRequest`]s of any request set
 /// `S`, and encodes [`Response`]s of `S::Responses`.
 ///
-/// A frame whose size field is above the maximum is an error before its bytes are buffered;
-/// any decoding error stops the decoder (see the [module](super#errors): drop the connection).
-/// An ApiVersions request at a version `S` lacks is yielded, not refused (see the
+/// Frames are read as Kafka's broker reads them, with
+/// [`frame::decode_request_lenient`]: bytes of a frame after its body are left unread, and
+/// counted in [`DecodedRequest::trailing_bytes`] for the server to log (librdkafka's Metadata
+/// request for all topics has one). A frame whose size field is above the maximum is an error
+/// before its bytes are buffered; any decoding error stops the decoder (see the
+/// [module](super#errors): drop the connection). An ApiVersions request at a version `S` lacks
+/// is yielded, not refused (see the
 /// [module](super#apiversions-at-a-version-one-side-does-not-know)).
 ///
 /// ```
@@ -39,12 +41,13 @@ use tokio_util::codec::{Decoder, Encoder};
 /// let mut buf = wire.split_to(7);
 /// assert!(codec.decode(&mut buf)?.is_none());
 /// buf.extend_from_slice(&wire);
-/// let (read, body) = codec.decode(&mut buf)?.expect("a whole frame");
-/// assert_eq!(read, header);
+/// let request = codec.decode(&mut buf)?.expect("a whole frame");
+/// assert_eq!(request.header, header);
+/// assert_eq!(request.trailing_bytes, 0);
 ///
 /// let mut out = BytesMut::new();
 /// let answer = ResponseBody::Metadata(MetadataResponse::default());
-/// codec.encode(Response::for_request(&read, answer), &mut out)?;
+/// codec.encode(Response::for_request(&request.header, answer), &mut out)?;
 ///
 /// // 2000 bytes announced: refused from the size field alone.
 /// let mut buf = BytesMut::from(&2000i32.to_be_bytes()[..]);
@@ -98,7 +101,7 @@ impl<S> fmt::Debug for ServerCodec<S> {
 }
 
 impl<S: RequestSet> Decoder for ServerCodec<S> {
-    type Item = (RequestHeader, S);
+    type Item = DecodedRequest<S>;
     type Error = CodecError;
 
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Self::Item>, CodecError> {
@@ -129,20 +132,7 @@ impl<S: RequestSet> Encoder<Response<S::Responses>> for ServerCodec<S> {
     }
 }
 
-/// A request frame, with Kafka's exception for ApiVersions at a version the set lacks.
-fn read_request<S: RequestSet>(frame: Bytes) -> Result<(RequestHeader, S), CodecError> {
-    if let Some(&[k0, k1, v0, v1]) = frame.get(..4) {
-        let (key, version) = (i16::from_be_bytes([k0, k1]), i16::from_be_bytes([v0, v1]));
-        if key == API_VERSIONS_KEY {
-            if let Some(api) = S::find(key).filter(|api| !api.versions().contains(version)) {
-                // The header version of an unknown version follows the rule of the known ones
-                // (flexible from version 3 on, as in Kafka); only the body is left unread.
-                let mut rest = frame;
-                let header = RequestHeader::decode(&mut rest, api.header_version(version))?;
-                let body = S::decode(key, &mut Bytes::new(), 0).map_err(|e| e.located(0))?;
-                return Ok((header, body));
-            }
-        }
-    }
-    Ok(frame::decode_request(frame)?)
+/// A request frame, read as Kafka's broker reads one.
+fn read_request<S: RequestSet>(frame: Bytes) -> Result<DecodedRequest<S>, CodecError> {
+    Ok(frame::decode_request_lenient(frame)?)
 }
