@@ -13,6 +13,11 @@ What it does, against a running cluster (see real-client.sh):
    insists on a group.id, but the group is never joined nor committed to) must read exactly
    the committed messages, in order per partition, each once; a read_uncommitted consumer
    must read every message that reached the logs, aborted ones included.
+5. Before the transactions and after them, list_topics() from an AdminClient and from a
+   Producer (what `kcat -L` does) must return the topic with all its partitions, each led by
+   a broker the same answer lists. librdkafka asks for all topics with a Metadata request
+   whose body Kafka's broker reads with one byte left over, which the broker must ignore as
+   Kafka's does.
 
 The consumers start at the end each partition had before the run (asked with ListOffsets),
 so the script can run again and again against the same cluster.
@@ -28,6 +33,7 @@ import sys
 import time
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient
 
 FENCING_CODES = {
     KafkaError._FENCED,
@@ -150,6 +156,42 @@ def fencing(args, plan, first):
     return second, detail, fenced
 
 
+def list_topics(args, client, name):
+    """list_topics() for all topics from `client`: the partitions of the scenario's topic it
+    returns (0 when the topic is missing), and what is wrong with the answer."""
+    metadata = client.list_topics(timeout=args.timeout)
+    problems = []
+    log(f"{name} list_topics(): brokers {sorted(metadata.brokers)}, "
+        f"topics {sorted(metadata.topics)}")
+    topic = metadata.topics.get(args.topic)
+    if topic is None:
+        return 0, [f"{name} list_topics(): no topic {args.topic} in {sorted(metadata.topics)}"]
+    if topic.error is not None:
+        problems.append(f"{name} list_topics(): {args.topic}: {topic.error}")
+    if sorted(topic.partitions) != list(range(args.partitions)):
+        problems.append(f"{name} list_topics(): {args.topic} has partitions "
+                        f"{sorted(topic.partitions)}, expected 0..{args.partitions - 1}")
+    for p, part in sorted(topic.partitions.items()):
+        if part.error is not None:
+            problems.append(f"{name} list_topics(): {args.topic}/{p}: {part.error}")
+        if part.leader not in metadata.brokers:
+            problems.append(f"{name} list_topics(): {args.topic}/{p} led by {part.leader}, "
+                            f"not among the brokers {sorted(metadata.brokers)}")
+    return len(topic.partitions), problems
+
+
+def list_topics_both(args):
+    """list_topics() from an AdminClient and from a (non-transactional) Producer."""
+    conf = {"bootstrap.servers": args.bootstrap}
+    if args.debug:
+        conf["debug"] = args.debug
+    admin_partitions, problems = list_topics(args, AdminClient(conf), "AdminClient")
+    producer = Producer(conf)
+    producer_partitions, more = list_topics(args, producer, "Producer")
+    producer.flush(args.timeout)
+    return admin_partitions, producer_partitions, problems + more
+
+
 def end_offsets(args, partitions):
     """The high watermark of each partition now (librdkafka asks with ListOffsets)."""
     consumer = Consumer({
@@ -234,6 +276,8 @@ def main():
     plan = Plan(list(range(args.partitions)))
     problems = []
     log(f"bootstrap {args.bootstrap}, topic {args.topic} partitions {plan.partitions}")
+    listed_before = list_topics_both(args)
+    problems += listed_before[2]
     start = end_offsets(args, plan.partitions)
     log(f"start offsets {start}")
 
@@ -257,6 +301,8 @@ def main():
     problems += [f"read_committed: {i}" for i in issues]
     read_uncommitted, issues = consume(args, plan, "read_uncommitted", expected_all, start)
     problems += [f"read_uncommitted: {i}" for i in issues]
+    listed_after = list_topics_both(args)
+    problems += listed_after[2]
 
     outcomes = list(plan.outcome.values())
     # Every line is `name=value` pairs; real-client.sh reads the numbers back.
@@ -268,6 +314,10 @@ def main():
     print(f"  transactions_committed={outcomes.count('commit')} "
           f"transactions_aborted={outcomes.count('abort')} fenced={int(fenced)}")
     print(f"  commit_markers={plan.markers('commit')} abort_markers={plan.markers('abort')}")
+    # The fewest partitions of the topic one list_topics() call returned, of the two calls
+    # of each client.
+    print(f"  list_topics_admin={min(listed_before[0], listed_after[0])} "
+          f"list_topics_producer={min(listed_before[1], listed_after[1])}")
     for p in plan.partitions:
         print(f"  partition={p} start={start[p]} produced={plan.count(partitions=[p])} "
               f"committed={plan.count('commit', [p])} aborted={plan.count('abort', [p])} "

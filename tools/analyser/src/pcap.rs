@@ -7,7 +7,7 @@ use crate::tcp::Reassembler;
 use crate::{emit, Failure, Result};
 use bytes::{Bytes, BytesMut};
 use etherparse::{EtherType, NetSlice, SlicedPacket, TransportSlice};
-use kafka_wire::frame::{decode_response, split_frame, DEFAULT_MAX_FRAME_SIZE};
+use kafka_wire::frame::{decode_response_lenient, split_frame, DEFAULT_MAX_FRAME_SIZE};
 use kafka_wire::json::{at_version, JsonBody};
 use kafka_wire::messages::api::ResponseBody;
 use kafka_wire::ApiSet;
@@ -266,12 +266,27 @@ impl<W: Write> Analyser<'_, W> {
                 format!("a response with correlation id {correlation}, which no request has"),
             );
         };
-        let response = match decode_response::<ResponseBody>(frame, pending.key, pending.version) {
-            Ok((header, body)) => json!({
-                "timeUs": time,
-                "header": at_version(&header, body.api().header_version(pending.version)),
-                "body": body.body_at_version(pending.version),
-            }),
+        // Read as Kafka's clients read an answer: bytes after the body are counted in
+        // `trailingBytes` (only when there are some), and an ApiVersions answer at v0 to a
+        // newer request is read at v0 (the body's `version` says so).
+        let decoded = decode_response_lenient::<ResponseBody>(frame, pending.key, pending.version);
+        let response = match decoded {
+            Ok(response) => {
+                let version = response.version;
+                let body = &response.body;
+                let mut value = json!({
+                    "timeUs": time,
+                    "header": at_version(&response.header, body.api().header_version(version)),
+                    "body": body.body_at_version(version),
+                });
+                if version != pending.version {
+                    value["version"] = json!(version);
+                }
+                if response.trailing_bytes > 0 {
+                    value["trailingBytes"] = json!(response.trailing_bytes);
+                }
+                value
+            }
             Err(e) => json!({ "timeUs": time, "error": e.to_string() }),
         };
         self.pair(&name, correlation, pending, Some(response))
@@ -288,8 +303,14 @@ impl<W: Write> Analyser<'_, W> {
         let request = match p.request {
             Ok(mut value) => {
                 value["timeUs"] = json!(p.time);
-                // The request's own line carries the API; keep only header and body here.
-                json!({ "timeUs": p.time, "header": value["header"], "body": value["body"] })
+                // The request's own line carries the API; keep only header and body here, and
+                // the count of bytes after the body when there are some.
+                let mut request =
+                    json!({ "timeUs": p.time, "header": value["header"], "body": value["body"] });
+                if let Some(trailing) = value.get("trailingBytes") {
+                    request["trailingBytes"] = trailing.clone();
+                }
+                request
             }
             Err(e) => json!({ "timeUs": p.time, "error": e }),
         };

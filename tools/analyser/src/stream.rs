@@ -4,7 +4,7 @@ use crate::input::read_file;
 use crate::progress::Progress;
 use crate::{emit, Failure, Result};
 use bytes::{Bytes, BytesMut};
-use kafka_wire::frame::{decode_request, split_frame};
+use kafka_wire::frame::{decode_request_lenient, split_frame};
 use kafka_wire::json::{at_version, JsonBody};
 use kafka_wire::messages::api::RequestBody;
 use kafka_wire::ApiSet;
@@ -12,19 +12,28 @@ use serde_json::{json, Value};
 use std::io::Write;
 use std::process::ExitCode;
 
-/// A request frame (without its size) as JSON: header and body.
+/// A request frame (without its size) as JSON: header and body, read as Kafka's broker reads
+/// them (`decode_request_lenient`). Bytes of the frame the broker would not read (after the
+/// body, or the body of an ApiVersions request at a version kafka-wire does not know) are
+/// counted in `trailingBytes`, present only when there are some.
 pub fn request_json(frame: Bytes) -> std::result::Result<Value, kafka_wire::DecodeError> {
-    let (header, body) = decode_request::<RequestBody>(frame)?;
+    let request = decode_request_lenient::<RequestBody>(frame)?;
+    let (header, body) = (&request.header, &request.body);
     let version = header.request_api_version;
     let api = body.api();
-    Ok(json!({
+    let mut value = json!({
         "api": api.name(),
         "apiKey": api.key(),
         "version": version,
         "correlationId": header.correlation_id,
-        "header": at_version(&header, api.header_version(version)),
-        "body": body.body_at_version(version),
-    }))
+        "header": at_version(header, api.header_version(version)),
+        // The version the body was read at: `version`, but 0 for an unknown ApiVersions version.
+        "body": body.body_at_version(request.version),
+    });
+    if request.trailing_bytes > 0 {
+        value["trailingBytes"] = json!(request.trailing_bytes);
+    }
+    Ok(value)
 }
 
 /// Prints every frame of `path`; a frame that cannot be read is reported and skipped.

@@ -1,6 +1,7 @@
 //! The built `kafka-wire` binary, driven as a user would: golden vectors through `decode` and
 //! `encode`, the checked-in capture of a librdkafka session, a synthetic capture with
-//! out-of-order, overlapping and split segments, frame streams, records and log segments.
+//! out-of-order, overlapping and split segments, frame streams (bytes after a body counted, as
+//! Kafka's broker ignores them), records and log segments.
 #![forbid(unsafe_code)]
 
 use bytes::BytesMut;
@@ -513,4 +514,86 @@ fn a_capture_missing_a_segment_reports_the_hole() {
         .filter(|l| l.get("error").is_some())
         .collect();
     assert!(!errors.is_empty(), "{}", stdout(&out));
+}
+
+/// librdkafka 2.16's Metadata v9 request for all topics (`list_topics()`), without its size:
+/// Kafka's broker reads its body and ignores the one byte after it.
+const LIBRDKAFKA_METADATA_V9: &[u8] = b"\x00\x03\x00\x09\x00\x00\x00\x03\x00\x07rdkafka\x00\
+    \x00\x00\x00\x00\x01\x00\x00\x00";
+
+/// Bytes after a body are read past as Kafka reads them, and counted in `trailingBytes`, in
+/// `frames` and in both directions of `pcap`; a frame without any has no such field.
+#[test]
+fn bytes_after_a_body_are_counted_in_frames_and_pcap() {
+    let exact = RequestHeader::default()
+        .with_request_api_key(3)
+        .with_request_api_version(12)
+        .with_correlation_id(2)
+        .with_client_id(Some(KafkaString::from_static("synthetic")));
+    let mut requests = BytesMut::new();
+    requests.extend_from_slice(&(LIBRDKAFKA_METADATA_V9.len() as i32).to_be_bytes());
+    requests.extend_from_slice(LIBRDKAFKA_METADATA_V9);
+    let exact_body = RequestBody::Metadata(MetadataRequest::default());
+    encode_request(&mut requests, &exact, &exact_body).unwrap();
+
+    // The answer to correlation id 3 with two bytes after its body (its size counts them),
+    // then the exact answer to correlation id 2.
+    let answer = ResponseBody::Metadata(MetadataResponse::default().with_controller_id(1));
+    let mut responses = BytesMut::new();
+    let first = ResponseHeader::default().with_correlation_id(3);
+    encode_response(&mut responses, &first, &answer, 9).unwrap();
+    let size = responses.len() - 4 + 2;
+    responses[..4].copy_from_slice(&(size as i32).to_be_bytes());
+    responses.extend_from_slice(&[0x01, 0x02]);
+    let second = ResponseHeader::default().with_correlation_id(2);
+    encode_response(&mut responses, &second, &answer, 12).unwrap();
+
+    let dir = std::env::temp_dir().join(format!("kafka-wire-trailing-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let stream = dir.join("requests.bin");
+    std::fs::write(&stream, &requests).unwrap();
+    let frames = run(&["frames", stream.to_str().unwrap()], None);
+    let path = dir.join("trailing.pcap");
+    std::fs::write(&path, capture(&requests, &responses)).unwrap();
+    let pcap = run(&["pcap", path.to_str().unwrap()], None);
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    assert!(
+        frames.status.success(),
+        "{}",
+        String::from_utf8_lossy(&frames.stderr)
+    );
+    let frames = lines(&frames);
+    assert_eq!(frames.len(), 2);
+    assert_eq!(frames[0]["api"], "Metadata");
+    assert_eq!(frames[0]["version"], 9);
+    assert_eq!(frames[0]["correlationId"], 3);
+    assert_eq!(frames[0]["header"]["clientId"], "rdkafka");
+    assert_eq!(frames[0]["body"]["topics"], Value::Null);
+    assert_eq!(frames[0]["trailingBytes"], 1);
+    assert_eq!(frames[0]["size"], LIBRDKAFKA_METADATA_V9.len());
+    assert_eq!(frames[1]["correlationId"], 2);
+    assert_eq!(frames[1].get("trailingBytes"), None, "{}", frames[1]);
+
+    assert!(
+        pcap.status.success(),
+        "{}",
+        String::from_utf8_lossy(&pcap.stderr)
+    );
+    let pairs = lines(&pcap);
+    assert_eq!(pairs.len(), 2);
+    assert_eq!(pairs[0]["correlationId"], 3);
+    assert_eq!(pairs[0]["request"]["trailingBytes"], 1);
+    assert_eq!(pairs[0]["response"]["trailingBytes"], 2);
+    assert_eq!(
+        pairs[0]["response"]["body"],
+        serde_json::to_value(answer.body_at_version(9)).unwrap()
+    );
+    assert_eq!(pairs[1]["correlationId"], 2);
+    assert_eq!(pairs[1]["request"].get("trailingBytes"), None);
+    assert_eq!(pairs[1]["response"].get("trailingBytes"), None);
+    assert_eq!(
+        pairs[1]["response"]["body"],
+        serde_json::to_value(answer.body_at_version(12)).unwrap()
+    );
 }

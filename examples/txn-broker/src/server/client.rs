@@ -7,8 +7,10 @@ use std::time::Duration;
 use bytes::BytesMut;
 use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
 use kafka_wire::messages::api::{RequestBody, ResponseBody};
-use kafka_wire::messages::{ApiVersionsRequest, RequestHeader};
-use kafka_wire::{ApiMessage, ApiSet};
+use kafka_wire::messages::RequestHeader;
+use kafka_wire::ApiSet;
+
+use crate::trace;
 
 /// A minimal blocking Kafka client over one TCP connection: one request at a time, each
 /// waiting for its answer. Used by the marker sender and by the tests. Not for requests that
@@ -82,21 +84,25 @@ impl Client {
             }
             self.buf.extend_from_slice(&chunk[..n]);
         };
-        // ApiVersions answers a version it does not know at v0.
-        let decoded = frame::decode_response(frame.clone(), key, version).or_else(|e| {
-            if key == ApiVersionsRequest::API_KEY && version != 0 {
-                frame::decode_response(frame, key, 0)
-            } else {
-                Err(e)
-            }
-        });
-        let (response_header, response) = decoded.map_err(invalid)?;
-        if response_header.correlation_id != correlation_id {
+        // Read as Kafka's clients read an answer: bytes after the body are ignored (and
+        // traced), and an ApiVersions version the broker does not know is answered at v0.
+        let response =
+            frame::decode_response_lenient::<ResponseBody>(frame, key, version).map_err(invalid)?;
+        if response.header.correlation_id != correlation_id {
             return Err(invalid(format!(
                 "answer for correlation id {} while waiting for {correlation_id}",
-                response_header.correlation_id
+                response.header.correlation_id
             )));
         }
-        Ok(response)
+        if response.trailing_bytes > 0 {
+            trace!(
+                self.client_id,
+                "{} v{} corr {correlation_id}: {} bytes after the body of the answer ignored",
+                response.body.api().name(),
+                response.version,
+                response.trailing_bytes
+            );
+        }
+        Ok(response.body)
     }
 }

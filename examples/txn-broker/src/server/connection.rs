@@ -1,5 +1,8 @@
 //! The listeners' side of a connection: one thread per connection reading request frames,
 //! the version checks made before a request is decoded, and the encoding of each answer.
+//!
+//! Requests are read as Kafka's broker reads them (`frame::decode_request_lenient`): what
+//! follows a request's body in its frame is ignored, and its count traced.
 
 use std::io::{self, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -150,15 +153,22 @@ fn handle_frame(shared: &Shared, frame: Bytes, listener: Listener) -> Reply {
             ))
         }
     }
-    let (header, body) = match frame::decode_request::<RequestBody>(frame) {
-        Ok(decoded) => decoded,
+    // Read as Kafka's broker reads a request: bytes after the body are ignored (librdkafka's
+    // Metadata request for all topics, v9 and later, leaves one), and counted in the trace.
+    let request = match frame::decode_request_lenient::<RequestBody>(frame) {
+        Ok(request) => request,
         Err(e) => return Reply::Close(format!("undecodable request: {e}")),
     };
+    let (header, body) = (request.header, request.body);
     trace!(
         shared.who,
-        "{listener:?} {} v{version} corr {correlation_id} from {}",
+        "{listener:?} {} v{version} corr {correlation_id} from {}{}",
         body.api().name(),
-        header.client_id.as_deref().unwrap_or("-")
+        header.client_id.as_deref().unwrap_or("-"),
+        match request.trailing_bytes {
+            0 => String::new(),
+            n => format!(", {n} bytes after the body ignored"),
+        }
     );
     if let RequestBody::Fetch(req) = &body {
         let response = fetch_waiting(shared, req, version);
