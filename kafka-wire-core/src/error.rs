@@ -176,8 +176,10 @@ pub enum DecodeErrorKind {
 }
 
 impl DecodeErrorKind {
-    /// What the error's message adds after its place: how short the input was.
-    pub(crate) fn fmt_detail(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    /// What the error's message adds after its place: how short the input was. For the errors
+    /// of kafka-wire's own crates (record batches say where in their own terms).
+    #[doc(hidden)]
+    pub fn fmt_detail(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::UnexpectedEof { needed, available } => {
                 write!(f, " (needed {needed}, {available} left)")

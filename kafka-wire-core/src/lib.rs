@@ -1,5 +1,5 @@
-//! The runtime of kafka-wire: the codec traits, the field types, framing, record batches and
-//! the headers. Kafka's API messages are in `kafka-wire-requests` and `kafka-wire-responses`,
+//! The runtime of kafka-wire: the codec traits, the field types, framing and the headers.
+//! Record batches are in `kafka-wire-records`. Kafka's API messages are in `kafka-wire-requests` and `kafka-wire-responses`,
 //! and applications use all of it through the `kafka-wire` crate, which re-exports this one.
 //!
 //! The catalogue is split over crates so that it builds on more than one core: a crate's
@@ -15,8 +15,6 @@
 #![warn(missing_docs)]
 
 extern crate alloc;
-// Generated code names this crate by its absolute path, also inside it.
-extern crate self as kafka_wire;
 
 pub mod api;
 pub mod codec;
@@ -32,7 +30,6 @@ pub mod int_array;
 pub mod json;
 pub mod messages;
 mod primitives;
-pub mod records;
 mod segments;
 #[allow(unsafe_code)]
 mod slot;
@@ -42,7 +39,6 @@ mod tagged;
 pub mod tokio;
 mod traits;
 mod types;
-mod version;
 
 // The const fns that check an API set index and count within their slices; they run at
 // compile time, where a panic is a compile error.
@@ -61,6 +57,6 @@ pub use crate::segments::Segments;
 pub use crate::tagged::{RawTaggedField, UnknownTaggedFields};
 pub use crate::traits::{ApiMessage, Decode, Encode, Message};
 pub use crate::types::{KafkaString, Records, Uuid};
-pub use crate::version::VersionRange;
 pub use bytes;
 pub use kafka_wire_derive::{ApiSet, KafkaMessage};
+pub use kafka_wire_schema::VersionRange;

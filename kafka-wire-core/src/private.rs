@@ -7,7 +7,6 @@ pub use crate::fields::{DefaultInfo, FieldInfo, Fields};
 #[cfg(feature = "serde")]
 pub use crate::json::__derive as json;
 pub use crate::primitives::int::Fixed;
-pub use crate::slot::decode_via_slot;
 pub use crate::tagged::{decode_tagged, TaggedLen, TaggedWriter};
 pub use crate::traits::{ApiMessage, Decode, Encode, Message};
 pub use crate::{DecodeError, EncodeError, UnknownTaggedFields, Uuid, VersionRange};
@@ -145,6 +144,13 @@ pub fn decode_tagged_struct_nullable<T: Codec>(
         Ok(value) => Ok(Some(value)),
         Err(e) => Err(e),
     }
+}
+
+/// Reads a `T` through its [`Codec::decode_into`], into a slot on the stack: how a struct
+/// whose decoder writes into a slot is read on its own (a field, not an element).
+#[inline]
+pub fn decode_via_slot<T: Codec>(buf: &mut Bytes, cx: Ctx) -> Result<T, DecodeError> {
+    crate::slot::filled(|slot| T::decode_into(buf, cx, slot))
 }
 
 /// Errors that carry a field path.

@@ -2,7 +2,8 @@
 
 use crate::attr::{self, DefaultLit};
 use crate::ctxt::Ctxt;
-use crate::versions::{Range, Spanned};
+use crate::versions::Spanned;
+use kafka_wire_schema::VersionRange;
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -244,14 +245,14 @@ pub struct Field<'a> {
 
 impl Field<'_> {
     /// The versions in which the field may be null.
-    pub fn nullable_range(&self) -> Range {
-        self.nullable
-            .as_ref()
-            .map_or(Range::NONE, |n| n.range.intersect(self.versions.range))
+    pub fn nullable_range(&self) -> VersionRange {
+        self.nullable.as_ref().map_or(VersionRange::NONE, |n| {
+            n.range.intersect(self.versions.range)
+        })
     }
 
-    pub fn tagged_range(&self) -> Range {
-        self.tagged.as_ref().map_or(Range::NONE, |t| t.range)
+    pub fn tagged_range(&self) -> VersionRange {
+        self.tagged.as_ref().map_or(VersionRange::NONE, |t| t.range)
     }
 
     pub fn is_tagged(&self) -> bool {
@@ -274,8 +275,10 @@ pub struct TopLevel {
 }
 
 impl TopLevel {
-    pub fn flexible_range(&self) -> Range {
-        self.flexible.as_ref().map_or(Range::NONE, |f| f.range)
+    pub fn flexible_range(&self) -> VersionRange {
+        self.flexible
+            .as_ref()
+            .map_or(VersionRange::NONE, |f| f.range)
     }
 }
 
@@ -299,8 +302,10 @@ pub struct Message<'a> {
 
 impl<'a> Message<'a> {
     /// The range `__v` is known to lie in when the struct's code runs.
-    pub fn universe(&self) -> Range {
-        self.top.as_ref().map_or(Range::ALL, |t| t.versions.range)
+    pub fn universe(&self) -> VersionRange {
+        self.top
+            .as_ref()
+            .map_or(VersionRange::ALL, |t| t.versions.range)
     }
 
     /// Whether some version of the struct may be flexible.
@@ -440,7 +445,7 @@ fn top_level(cx: &Ctxt, c: attr::Container) -> Option<TopLevel> {
         (None, Some(k)) => Some(TopLevel {
             key,
             versions: Spanned {
-                range: Range::ALL,
+                range: VersionRange::ALL,
                 lit: syn::LitStr::new("0+", syn::spanned::Spanned::span(k)),
             },
             flexible,
@@ -510,7 +515,7 @@ fn resolve_default(
             Kind::Bytes | Kind::Array | Kind::Struct | Kind::Uuid if text.is_empty() => {
                 return None
             }
-            Kind::Uuid => match uuid_from_text(text) {
+            Kind::Uuid => match kafka_wire_schema::rules::uuid_from_text(text) {
                 Some(v) => d.value = DefaultLit::Uuid(v),
                 None => {
                     cx.error_spanned_by(
@@ -527,32 +532,4 @@ fn resolve_default(
         }
     }
     Some(d)
-}
-
-/// Kafka's text form of a uuid: its 16 bytes in URL-safe base64, 22 characters, with or
-/// without the two `=` of padding. The 4 bits left over in the last character are ignored, as
-/// Java's decoder ignores them.
-pub(crate) fn uuid_from_text(text: &str) -> Option<u128> {
-    let digits = text.strip_suffix("==").unwrap_or(text);
-    if digits.len() != 22 {
-        return None;
-    }
-    let mut bits: u128 = 0;
-    for (i, c) in digits.bytes().enumerate() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'-' => 62,
-            b'_' => 63,
-            _ => return None,
-        };
-        // 21 whole characters give 126 bits; the last gives its top 2.
-        bits = if i < 21 {
-            (bits << 6) | u128::from(v)
-        } else {
-            (bits << 2) | u128::from(v >> 4)
-        };
-    }
-    Some(bits)
 }

@@ -8,7 +8,7 @@
 use crate::attr;
 use crate::ctxt::Ctxt;
 use crate::model;
-use crate::versions::Range;
+use kafka_wire_schema::VersionRange;
 use proc_macro2::TokenStream;
 
 /// Requests, with the set of their responses, or responses.
@@ -25,7 +25,7 @@ pub struct Variant<'a> {
     /// The API's name: the variant's unless `name` says otherwise.
     pub name: String,
     /// The versions that use header v0 whatever the rule says.
-    pub header_v0: Range,
+    pub header_v0: VersionRange,
 }
 
 /// An enum deriving `ApiSet`.
@@ -97,7 +97,7 @@ impl<'a> Set<'a> {
                 ident: &v.ident,
                 ty,
                 name,
-                header_v0: raw.header_v0.get().map_or(Range::NONE, |s| s.range),
+                header_v0: raw.header_v0.get().map_or(VersionRange::NONE, |s| s.range),
             });
             if let Some(lit) = raw.name.get() {
                 check_unique_name(cx, &variants, lit);

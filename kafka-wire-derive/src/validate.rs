@@ -3,7 +3,7 @@
 use crate::attr::DefaultLit;
 use crate::ctxt::Ctxt;
 use crate::model::{type_name, Field, Kind, Message, TopLevel};
-use crate::versions::Range;
+use kafka_wire_schema::{rules, VersionRange};
 
 pub fn check(cx: &Ctxt, msg: &Message) {
     // After a rejected struct-level value, checks against the struct's facts would only report
@@ -40,13 +40,10 @@ pub fn check(cx: &Ctxt, msg: &Message) {
 /// `flexible` is open-ended (`"1+"`) or `"none"`.
 fn check_flexible_open(cx: &Ctxt, top: &TopLevel) {
     if let Some(f) = &top.flexible {
-        if !f.range.is_empty() && !f.range.is_open() {
+        if let (Some(start), false) = (f.range.start(), f.range.is_open()) {
             cx.syn_error(syn::Error::new(
                 f.span(),
-                format!(
-                    "`flexible` versions must be open-ended, like `{}+`, or `none`",
-                    f.range.start
-                ),
+                format!("`flexible` versions must be open-ended, like `{start}+`, or `none`"),
             ));
         }
     }
@@ -57,19 +54,16 @@ fn check_flexible_within_versions(cx: &Ctxt, top: &TopLevel) {
     let Some(f) = top.flexible.as_ref().filter(|f| !f.range.is_empty()) else {
         return;
     };
-    let v = top.versions.range;
-    let msg = if v.is_empty() {
-        format!(
+    let msg = match (f.range.start(), top.versions.range.end()) {
+        (_, None) => format!(
             "`flexible` versions `{}` never apply: the message `versions` are `none`",
             f.range
-        )
-    } else if f.range.start > v.end {
-        format!(
-            "`flexible` versions `{}` start after the last valid version `{}`",
-            f.range, v.end
-        )
-    } else {
-        return;
+        ),
+        (Some(start), Some(last)) if start > last => format!(
+            "`flexible` versions `{}` start after the last valid version `{last}`",
+            f.range
+        ),
+        _ => return,
     };
     cx.syn_error(syn::Error::new(f.span(), msg));
 }
@@ -125,7 +119,7 @@ fn check_tagged_open(cx: &Ctxt, field: &Field) {
                 t.span(),
                 format!(
                     "`tagged` versions must be open-ended, like `{}+`",
-                    t.range.start.max(0)
+                    t.range.start().unwrap_or(0)
                 ),
             ));
         }
@@ -139,10 +133,7 @@ fn check_tagged_within_flexible(cx: &Ctxt, field: &Field, top: &TopLevel) {
     // the open range it is meant to be rather than report it twice.
     let flexible = match top.flexible_range() {
         f if f.is_empty() => f,
-        f => Range {
-            start: f.start,
-            end: crate::versions::MAX,
-        },
+        f => f.start().map_or(f, VersionRange::open),
     };
     if t.range.is_empty() || t.range.intersect(top.versions.range).within(flexible) {
         return;
@@ -280,8 +271,11 @@ fn check_null_default(cx: &Ctxt, field: &Field) {
     if !matches!(d.value, DefaultLit::Null) {
         return;
     }
-    let nullable = field.nullable.as_ref().map_or(Range::NONE, |n| n.range);
-    if !field.ty.option || !field.versions.range.within(nullable) {
+    let nullable = field
+        .nullable
+        .as_ref()
+        .map_or(VersionRange::NONE, |n| n.range);
+    if !field.ty.option || !rules::null_default_fits(field.versions.range, nullable) {
         cx.error_spanned_by(
             &d.tokens,
             format!(
@@ -348,27 +342,19 @@ fn check_reserved_tags(cx: &Ctxt, msg: &Message) {
 /// the versions left out use: `reserved_tags` names them, and they fill their places here.
 fn check_contiguous_tags(cx: &Ctxt, msg: &Message) {
     let reserved = msg.reserved_tags.as_ref();
-    let mut tags: Vec<(u32, Option<&syn::LitInt>)> =
-        msg.tags.iter().map(|(t, _, l)| (*t, Some(l))).collect();
-    tags.extend(
-        reserved
-            .into_iter()
-            .flat_map(|(r, _)| r.iter().map(|t| (*t, None))),
+    let field_tags = msg.tags.iter().map(|(t, _, _)| *t);
+    let reserved_tags = reserved.into_iter().flat_map(|(r, _)| r.iter().copied());
+    let Some((expected, tag)) = rules::first_tag_gap(field_tags.chain(reserved_tags)) else {
+        return;
+    };
+    let text = format!(
+        "tags must be numbered from 0 without gaps; expected tag {expected} before tag {tag} \
+         (tags that only versions left out of this struct use go in `reserved_tags`)"
     );
-    tags.sort_by_key(|(t, _)| *t);
-    tags.dedup_by_key(|(t, _)| *t);
-    for (expected, (tag, lit)) in tags.iter().enumerate() {
-        if *tag as usize != expected {
-            let text = format!(
-                "tags must be numbered from 0 without gaps; expected tag {expected} before tag \
-                 {tag} (tags that only versions left out of this struct use go in `reserved_tags`)"
-            );
-            match (lit, reserved) {
-                (Some(lit), _) => cx.error_spanned_by(lit, text),
-                (None, Some((_, key))) => cx.error_spanned_by(key, text),
-                (None, None) => {}
-            }
-            break;
-        }
+    // At the field with the tag after the gap, or else at `reserved_tags`, which holds it.
+    match (msg.tags.iter().find(|(t, _, _)| *t == tag), reserved) {
+        (Some((_, _, lit)), _) => cx.error_spanned_by(lit, text),
+        (None, Some((_, key))) => cx.error_spanned_by(key, text),
+        (None, None) => {}
     }
 }

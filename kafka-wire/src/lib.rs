@@ -45,14 +45,13 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
-// Generated code names this crate by its absolute path, also inside it.
-extern crate self as kafka_wire;
-
 // The runtime, re-exported whole: its modules and items are this crate's. `messages` below,
 // which adds Kafka's API messages to the runtime's headers and data schemas, takes the place
 // of the runtime's own.
 #[doc(inline)]
 pub use kafka_wire_core::*;
+#[doc(inline)]
+pub use kafka_wire_records as records;
 
 pub mod attributes;
 pub mod messages;

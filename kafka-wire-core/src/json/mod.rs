@@ -43,7 +43,6 @@
 //! ```
 
 mod primitives;
-mod records;
 
 use serde::de::{self, DeserializeSeed, Deserializer};
 use serde::ser::{self, Serializer};

@@ -7,7 +7,7 @@ use bytes::Bytes;
 
 /// A data schema: versions 0-3, flexible none.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
-#[kafka(versions = "0-3", flexible = "none")]
+#[kafka(crate = "crate", versions = "0-3", flexible = "none")]
 #[non_exhaustive]
 pub struct ConsumerProtocolAssignment {
     /// `[]TopicPartition`, versions 0+.
@@ -20,6 +20,7 @@ pub struct ConsumerProtocolAssignment {
 
 /// A struct of [`ConsumerProtocolAssignment`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[kafka(crate = "crate")]
 #[non_exhaustive]
 pub struct TopicPartition {
     /// `string`, versions 0+, entity type `topicName`, map key.

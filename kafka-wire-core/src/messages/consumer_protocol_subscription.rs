@@ -7,7 +7,7 @@ use bytes::Bytes;
 
 /// A data schema: versions 0-3, flexible none.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
-#[kafka(versions = "0-3", flexible = "none")]
+#[kafka(crate = "crate", versions = "0-3", flexible = "none")]
 #[non_exhaustive]
 pub struct ConsumerProtocolSubscription {
     /// `[]string`, versions 0+.
@@ -41,6 +41,7 @@ impl Default for ConsumerProtocolSubscription {
 
 /// A struct of [`ConsumerProtocolSubscription`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[kafka(crate = "crate")]
 #[non_exhaustive]
 pub struct TopicPartition {
     /// `string`, versions 1+, entity type `topicName`, map key.

@@ -6,7 +6,7 @@ use crate::KafkaMessage;
 
 /// A data schema: versions 0, flexible none.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
-#[kafka(versions = "0", flexible = "none")]
+#[kafka(crate = "crate", versions = "0", flexible = "none")]
 #[non_exhaustive]
 pub struct ControlRecordTypeSchema {
     /// `int16`, versions 0+.

@@ -6,7 +6,7 @@ use crate::{KafkaMessage, UnknownTaggedFields, Uuid};
 
 /// A data schema: versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
-#[kafka(versions = "0-1", flexible = "0+")]
+#[kafka(crate = "crate", versions = "0-1", flexible = "0+")]
 #[non_exhaustive]
 pub struct LeaderChangeMessage {
     /// `int16`, versions 0+.
@@ -28,6 +28,7 @@ pub struct LeaderChangeMessage {
 
 /// A struct of [`LeaderChangeMessage`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[kafka(crate = "crate")]
 #[non_exhaustive]
 pub struct Voter {
     /// `int32`, versions 0+.

@@ -6,7 +6,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields};
 
 /// A header: versions 0-2, flexible 2+.
 #[derive(Debug, Clone, PartialEq, KafkaMessage)]
-#[kafka(versions = "0-2", flexible = "2+")]
+#[kafka(crate = "crate", versions = "0-2", flexible = "2+")]
 #[non_exhaustive]
 pub struct RequestHeader {
     /// `int16`, versions 0+.

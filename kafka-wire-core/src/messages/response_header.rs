@@ -6,7 +6,7 @@ use crate::{KafkaMessage, UnknownTaggedFields};
 
 /// A header: versions 0-1, flexible 1+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
-#[kafka(versions = "0-1", flexible = "1+")]
+#[kafka(crate = "crate", versions = "0-1", flexible = "1+")]
 #[non_exhaustive]
 pub struct ResponseHeader {
     /// `int32`, versions 0+.

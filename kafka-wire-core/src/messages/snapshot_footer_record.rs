@@ -6,7 +6,7 @@ use crate::{KafkaMessage, UnknownTaggedFields};
 
 /// A data schema: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
-#[kafka(versions = "0", flexible = "0+")]
+#[kafka(crate = "crate", versions = "0", flexible = "0+")]
 #[non_exhaustive]
 pub struct SnapshotFooterRecord {
     /// `int16`, versions 0+.

@@ -6,7 +6,7 @@ use crate::{KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 
 /// A data schema: versions 0, flexible 0+.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
-#[kafka(versions = "0", flexible = "0+")]
+#[kafka(crate = "crate", versions = "0", flexible = "0+")]
 #[non_exhaustive]
 pub struct VotersRecord {
     /// `int16`, versions 0+.
@@ -22,6 +22,7 @@ pub struct VotersRecord {
 
 /// A struct of [`VotersRecord`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[kafka(crate = "crate")]
 #[non_exhaustive]
 pub struct Voter {
     /// `int32`, versions 0+, entity type `brokerId`.
@@ -43,6 +44,7 @@ pub struct Voter {
 
 /// A struct of [`VotersRecord`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[kafka(crate = "crate")]
 #[non_exhaustive]
 pub struct Endpoint {
     /// `string`, versions 0+, map key.
@@ -61,6 +63,7 @@ pub struct Endpoint {
 
 /// A struct of [`VotersRecord`].
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[kafka(crate = "crate")]
 #[non_exhaustive]
 pub struct KRaftVersionFeature {
     /// `int16`, versions 0+.

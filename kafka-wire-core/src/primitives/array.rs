@@ -3,7 +3,7 @@
 use super::bytes::{prefix_len, read_len, unexpected_null, write_len, LenKind};
 use crate::codec::{Codec, Ctx, NullableCodec, Sink};
 use crate::int_array::{Int, IntArray};
-use crate::slot::push_decoded;
+use crate::slot::push_filled;
 use crate::{DecodeError, DecodeErrorKind, EncodeError};
 use bytes::{Buf, Bytes};
 
@@ -96,7 +96,7 @@ fn decode_elements<T: Codec>(
     )?;
     let mut items = Vec::with_capacity(capacity);
     for i in 0..count {
-        if let Err(e) = push_decoded(&mut items, buf, cx) {
+        if let Err(e) = push_filled(&mut items, |slot| T::decode_into(buf, cx, slot)) {
             return Err(e.at_index(i));
         }
     }

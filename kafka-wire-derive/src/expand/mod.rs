@@ -11,7 +11,8 @@ use crate::attr::{self, DefaultLit};
 use crate::ctxt::Ctxt;
 use crate::model::{self, Field, Message};
 use crate::validate;
-use crate::versions::Range;
+use crate::versions::RangeExt as _;
+use kafka_wire_schema::VersionRange;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -281,7 +282,7 @@ fn field_info(f: &Field, p: &TokenStream) -> TokenStream {
 pub(crate) struct FieldGen<'a> {
     pub field: &'a Field<'a>,
     ty_name: String,
-    universe: Range,
+    universe: VersionRange,
     /// The path of the runtime's `__private`.
     p: &'a TokenStream,
 }
@@ -298,26 +299,21 @@ impl<'a> FieldGen<'a> {
 
     /// Versions where the field sits among the regular fields: its versions minus the tagged
     /// ones (a suffix, as `tagged` is open-ended).
-    pub fn regular(&self) -> Range {
+    pub fn regular(&self) -> VersionRange {
         let v = self.field.versions.range;
-        let t = self.field.tagged_range();
-        if t.is_empty() {
-            v
-        } else {
-            v.intersect(Range {
-                start: 0,
-                end: t.start - 1,
-            })
+        match self.field.tagged_range().start() {
+            None => v,
+            Some(tagged) => v.before(tagged),
         }
     }
 
     /// Condition for `range`, `None` when it always holds.
-    pub fn cond(&self, range: Range) -> Option<TokenStream> {
+    pub fn cond(&self, range: VersionRange) -> Option<TokenStream> {
         range.condition(self.universe)
     }
 
     /// Condition for `range` as an expression.
-    pub fn cond_expr(&self, range: Range) -> TokenStream {
+    pub fn cond_expr(&self, range: VersionRange) -> TokenStream {
         self.cond(range).unwrap_or_else(|| quote!(true))
     }
 

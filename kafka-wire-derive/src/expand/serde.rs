@@ -12,28 +12,6 @@ use syn::spanned::Spanned;
 /// own.
 pub const ENABLED: bool = cfg!(feature = "serde");
 
-/// A field's JSON name when it has no `json_name`. Kafka's converters use the schema's name with
-/// its first letter in lower case (`ProducerId` -> `producerId`); the Rust name is the schema's
-/// name in snake case, and camel case gives that back for every field of Kafka's schemas
-/// (`tests/json.rs` checks them all against the schemas' names). Where it would not (`TopicID`
-/// is `topic_id`, whose camel case is `topicId`, not `topicID`), the generator writes the
-/// schema's `json_name`.
-pub fn json_name(rust: &str) -> String {
-    let mut out = String::with_capacity(rust.len());
-    let mut upper = false;
-    for c in rust.chars() {
-        if c == '_' && !out.is_empty() {
-            upper = true;
-        } else if upper {
-            out.extend(c.to_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// `JsonCodec`, `Serialize` and `Deserialize` for a struct.
 pub fn expand(msg: &Message) -> TokenStream {
     let p = &msg.private;
@@ -47,7 +25,7 @@ pub fn expand(msg: &Message) -> TokenStream {
             g.field
                 .json_name
                 .clone()
-                .unwrap_or_else(|| json_name(&g.field.name()))
+                .unwrap_or_else(|| kafka_wire_schema::rules::camel_case(&g.field.name()))
         })
         .collect();
     let count = all.len();

@@ -6,6 +6,7 @@ use super::wrap;
 use crate::attr;
 use crate::ctxt::Ctxt;
 use crate::set::{self, Set, Side};
+use crate::versions::RangeExt as _;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;

@@ -9,7 +9,7 @@ use crate::ApiSet;
 
 /// A request body of any API.
 #[derive(Debug, Clone, PartialEq, ApiSet)]
-#[kafka(requests, response_set = ResponseBody)]
+#[kafka(crate = "crate", requests, response_set = ResponseBody)]
 #[non_exhaustive]
 pub enum RequestBody {
     /// API key 0: [`super::ProduceRequest`].
@@ -302,7 +302,7 @@ pub enum RequestBody {
 
 /// A response body of any API.
 #[derive(Debug, Clone, PartialEq, ApiSet)]
-#[kafka(responses)]
+#[kafka(crate = "crate", responses)]
 #[non_exhaustive]
 pub enum ResponseBody {
     /// API key 0: [`super::ProduceResponse`].

@@ -3,6 +3,7 @@
 
 use crate::model::{Api, Message};
 use crate::schema::{Kind, Literal};
+use kafka_wire_schema::rules;
 
 /// Every problem of `messages` under the rules that need the merged model.
 pub fn messages(messages: &[Message]) -> Vec<String> {
@@ -19,7 +20,7 @@ fn check_null_defaults(msg: &Message, problems: &mut Vec<String>) {
     for s in &msg.structs {
         for f in &s.fields {
             let null = f.default.as_ref().is_some_and(|d| d.value == Literal::Null);
-            if null && f.nullable != f.versions {
+            if null && !rules::null_default_fits(f.versions, f.nullable) {
                 problems.push(format!(
                     "{}.{}.{}: default `null` but nullable in versions {} of {}",
                     msg.name, s.name, f.name, f.nullable, f.versions

@@ -9,7 +9,7 @@
 //! the bytes (renamed fields, structs and messages; tagged fields added or removed, which
 //! readers skip).
 
-use crate::schema::{Field, Kind, Schema, Ty, Versions};
+use crate::schema::{Field, Kind, Schema, Ty, VersionRange};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -54,7 +54,7 @@ pub enum Change {
     /// A string or bytes field's own flexibility changed.
     FieldFlexibleChanged { field: String, old: bool, new: bool },
     /// Versions of the old release that the new one does not define.
-    VersionsRemoved { versions: Versions },
+    VersionsRemoved { versions: VersionRange },
     /// A message of the old release that the new one does not have.
     MessageRemoved,
     /// The same API key under another name.
@@ -143,7 +143,7 @@ pub struct Finding {
     /// The message, by its name in the new release (the old one's when it was removed).
     pub message: String,
     /// The versions the change applies to; `none` for a change of the whole message.
-    pub versions: Versions,
+    pub versions: VersionRange,
     /// The struct path of the change: `FetchRequest.Topics`.
     pub path: String,
     pub change: Change,
@@ -185,7 +185,7 @@ pub fn identity(s: &Schema) -> String {
 
 /// The versions a release speaks of each schema of `set`: a request marks its last version
 /// unstable, and the response of that API follows it.
-fn stable_versions(set: &[Schema]) -> impl Fn(&Schema) -> Versions + '_ {
+fn stable_versions(set: &[Schema]) -> impl Fn(&Schema) -> VersionRange + '_ {
     move |s: &Schema| {
         let unstable_key = set
             .iter()
@@ -212,7 +212,7 @@ pub fn compare_sets(old: &[Schema], new: &[Schema]) -> Vec<Finding> {
             Some(n) => out.extend(compare_in(o, n, old_stable(o), new_stable(n))),
             None if !old_stable(o).is_empty() => out.push(Finding {
                 message: o.name.clone(),
-                versions: Versions::None,
+                versions: VersionRange::NONE,
                 path: o.name.clone(),
                 change: Change::MessageRemoved,
             }),
@@ -230,11 +230,11 @@ pub fn compare(old: &Schema, new: &Schema) -> Vec<Finding> {
 }
 
 /// [`compare`] over the versions each release speaks.
-fn compare_in(old: &Schema, new: &Schema, was: Versions, is: Versions) -> Vec<Finding> {
+fn compare_in(old: &Schema, new: &Schema, was: VersionRange, is: VersionRange) -> Vec<Finding> {
     let mut out = Vec::new();
     let whole = |change| Finding {
         message: new.name.clone(),
-        versions: Versions::None,
+        versions: VersionRange::NONE,
         path: new.name.clone(),
         change,
     };
@@ -276,7 +276,7 @@ pub fn compare_version(old: &Schema, new: &Schema, v: i16) -> Vec<Finding> {
         .into_iter()
         .map(|(path, change)| Finding {
             message: new.name.clone(),
-            versions: Versions::closed(v, v),
+            versions: VersionRange::new(v, v),
             path,
             change,
         })
@@ -284,17 +284,19 @@ pub fn compare_version(old: &Schema, new: &Schema, v: i16) -> Vec<Finding> {
 }
 
 /// The versions of `a` not in `b`, as runs of consecutive ones.
-fn minus(a: Versions, b: Versions) -> Vec<Versions> {
+fn minus(a: VersionRange, b: VersionRange) -> Vec<VersionRange> {
     runs(a.iter().filter(|v| !b.contains(*v)))
 }
 
 /// Ascending versions as runs of consecutive ones.
-fn runs(versions: impl IntoIterator<Item = i16>) -> Vec<Versions> {
-    let mut out: Vec<Versions> = Vec::new();
+fn runs(versions: impl IntoIterator<Item = i16>) -> Vec<VersionRange> {
+    let mut out: Vec<VersionRange> = Vec::new();
     for v in versions {
         match out.last_mut() {
-            Some(Versions::Closed { end, .. }) if *end + 1 == v => *end = v,
-            _ => out.push(Versions::closed(v, v)),
+            Some(run) if run.end().and_then(|e| e.checked_add(1)) == Some(v) => {
+                *run = VersionRange::new(run.start().unwrap_or(v), v);
+            }
+            _ => out.push(VersionRange::new(v, v)),
         }
     }
     out

@@ -42,7 +42,6 @@ mod merge;
 mod model;
 pub mod schema;
 mod user;
-mod versions;
 
 pub use crate::user::{Generated, Generator};
 

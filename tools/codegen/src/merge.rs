@@ -3,7 +3,7 @@
 
 use crate::compat;
 use crate::model::{Message, Struct};
-use crate::schema::{DefaultValue, Field, Schema, Ty, Versions};
+use crate::schema::{DefaultValue, Field, Schema, Ty, VersionRange};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What one version of one release says about a field. Everything but `ignorable`,
@@ -16,7 +16,7 @@ struct FieldAt {
     tag: Option<u32>,
     default: Option<DefaultValue>,
     ignorable: bool,
-    flexible: Option<Versions>,
+    flexible: Option<VersionRange>,
     entity: Option<String>,
     map_key: bool,
 }
@@ -130,8 +130,8 @@ pub fn merge(
             errors.push(format!("{name}: releases disagree on type or api key"));
         }
     }
-    let versions = Versions::spanning(source.keys().copied());
-    let flexible = Versions::spanning(
+    let versions = VersionRange::spanning(source.keys().copied());
+    let flexible = VersionRange::spanning(
         source
             .iter()
             .filter(|(v, i)| schemas[**i].1.flexible.contains(**v))
@@ -216,12 +216,16 @@ pub fn merge(
         return Err(errors);
     }
     // Runs of versions from one release.
-    let mut sources: Vec<(String, Versions)> = Vec::new();
+    let mut sources: Vec<(String, VersionRange)> = Vec::new();
     for (v, i) in source {
         let release = &schemas[i].0;
         match sources.last_mut() {
-            Some((r, Versions::Closed { end, .. })) if r == release && *end + 1 == v => *end = v,
-            _ => sources.push((release.clone(), Versions::closed(v, v))),
+            Some((r, run))
+                if r == release && run.end().and_then(|e| e.checked_add(1)) == Some(v) =>
+            {
+                *run = VersionRange::new(run.start().unwrap_or(v), v);
+            }
+            _ => sources.push((release.clone(), VersionRange::new(v, v))),
         }
     }
     Ok(Some(Message {
@@ -319,7 +323,7 @@ fn merge_struct(
         };
         let range = |pred: &dyn Fn(&FieldAt) -> bool| {
             let versions = per.iter().rev().filter(|(_, a)| pred(a)).map(|(v, _)| *v);
-            Versions::spanning(versions)
+            VersionRange::spanning(versions)
                 .map(|r| r.opened_at(open_at))
                 .map_err(|e| format!("{path}.{fname}: {e}"))
         };

@@ -2,7 +2,7 @@
 //! each field with the ranges where it exists, is nullable and is tagged.
 
 pub use crate::schema::Field;
-use crate::schema::{Kind, Versions};
+use crate::schema::{Kind, VersionRange};
 
 /// A message merged over releases.
 #[derive(Clone, Debug)]
@@ -11,11 +11,11 @@ pub struct Message {
     pub kind: Kind,
     pub api_key: Option<i16>,
     /// The versions some release speaks: a closed range, never empty.
-    pub versions: Versions,
+    pub versions: VersionRange,
     /// Open when the newest version is flexible, as Kafka writes it.
-    pub flexible: Versions,
+    pub flexible: VersionRange,
     /// Which release each run of versions comes from, oldest first.
-    pub sources: Vec<(String, Versions)>,
+    pub sources: Vec<(String, VersionRange)>,
     /// The top-level struct first.
     pub structs: Vec<Struct>,
     /// Names older releases gave the message.

@@ -1,7 +1,8 @@
 //! The parsed schema: one file of Kafka's JSON message format (with `//` comment lines) as a
 //! typed model, ranges as [`Versions`], fields as structs, defaults read for their type.
 
-pub use crate::versions::Versions;
+use kafka_wire_schema::rules;
+pub use kafka_wire_schema::VersionRange;
 use serde_json::Value;
 use std::fmt;
 use std::path::Path;
@@ -165,7 +166,7 @@ impl DefaultValue {
             },
             Ty::String => Literal::Str(text.clone()),
             _ if text.is_empty() && !ty.is_integer() => Literal::Empty,
-            Ty::Uuid => Literal::Uuid(uuid_from_text(&text).ok_or_else(bad)?),
+            Ty::Uuid => Literal::Uuid(rules::uuid_from_text(&text).ok_or_else(bad)?),
             _ => {
                 let (min, max) = ty.integer_range().ok_or_else(bad)?;
                 let v = match text.strip_prefix("0x") {
@@ -183,35 +184,19 @@ impl DefaultValue {
     }
 }
 
-/// Kafka's text form of a uuid: its 16 bytes in URL-safe base64, padded or not; Java's decoder,
-/// which Kafka's generator reads defaults with, ignores the bits left over in the last
-/// character.
-fn uuid_from_text(text: &str) -> Option<u128> {
-    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
-    use base64::Engine as _;
-    const KAFKA: GeneralPurpose = GeneralPurpose::new(
-        &base64::alphabet::URL_SAFE,
-        GeneralPurposeConfig::new()
-            .with_decode_padding_mode(DecodePaddingMode::Indifferent)
-            .with_decode_allow_trailing_bits(true),
-    );
-    let bytes: [u8; 16] = KAFKA.decode(text).ok()?.try_into().ok()?;
-    Some(u128::from_be_bytes(bytes))
-}
-
 /// One field of a schema.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Field {
     pub name: String,
     pub ty: Ty,
-    pub versions: Versions,
-    pub nullable: Versions,
-    pub tagged: Versions,
+    pub versions: VersionRange,
+    pub nullable: VersionRange,
+    pub tagged: VersionRange,
     pub tag: Option<u32>,
     pub default: Option<DefaultValue>,
     pub ignorable: bool,
     /// A string or bytes field's own flexible versions.
-    pub flexible: Option<Versions>,
+    pub flexible: Option<VersionRange>,
     pub entity_type: Option<String>,
     pub map_key: bool,
     /// The fields of an inline struct; empty for a common struct or a plain type.
@@ -232,8 +217,8 @@ pub struct Schema {
     pub kind: Kind,
     pub api_key: Option<i16>,
     /// A closed range: a message lists the versions it has.
-    pub valid: Versions,
-    pub flexible: Versions,
+    pub valid: VersionRange,
+    pub flexible: VersionRange,
     /// The last valid version is still being designed and is not spoken.
     pub latest_unstable: bool,
     pub fields: Vec<Field>,
@@ -266,7 +251,7 @@ impl Schema {
             ..o
         };
         let valid = o.range("validVersions", None)?;
-        if let Versions::Open { .. } = valid {
+        if valid.is_open() {
             return Err(format!("{name}: validVersions `{valid}` is open"));
         }
         let mut common = Vec::new();
@@ -281,7 +266,7 @@ impl Schema {
             kind: Kind::parse(&o.required("type")?),
             api_key: o.int("apiKey")?,
             valid,
-            flexible: o.range("flexibleVersions", Some(Versions::None))?,
+            flexible: o.range("flexibleVersions", Some(VersionRange::NONE))?,
             latest_unstable: o.flag("latestVersionUnstable"),
             fields: fields(&o)?,
             common,
@@ -290,12 +275,10 @@ impl Schema {
     }
 
     /// The versions a release speaks: the valid ones less an unstable last version.
-    pub fn stable(&self) -> Versions {
-        match self.valid {
-            Versions::Closed { start, end } if self.latest_unstable => {
-                Versions::closed(start, end - 1)
-            }
-            valid => valid,
+    pub fn stable(&self) -> VersionRange {
+        match self.valid.end() {
+            Some(last) if self.latest_unstable => self.valid.before(last),
+            _ => self.valid,
         }
     }
 
@@ -354,9 +337,11 @@ impl<'a> Object<'a> {
     }
 
     /// The range under `key`; `absent` when there is none, which is an error when `None`.
-    fn range(&self, key: &str, absent: Option<Versions>) -> Result<Versions, String> {
+    fn range(&self, key: &str, absent: Option<VersionRange>) -> Result<VersionRange, String> {
         match (self.text(key), absent) {
-            (Some(text), _) => Versions::parse(&text).map_err(|e| self.error(e)),
+            (Some(text), _) => text
+                .parse::<VersionRange>()
+                .map_err(|e| self.error(e.to_string())),
             (None, Some(absent)) => Ok(absent),
             (None, None) => Err(self.error(format!("no {key}"))),
         }
@@ -418,8 +403,8 @@ fn field(owner: &Object, value: &Value) -> Result<Field, String> {
     };
     Ok(Field {
         versions: f.range("versions", None)?,
-        nullable: f.range("nullableVersions", Some(Versions::None))?,
-        tagged: f.range("taggedVersions", Some(Versions::None))?,
+        nullable: f.range("nullableVersions", Some(VersionRange::NONE))?,
+        tagged: f.range("taggedVersions", Some(VersionRange::NONE))?,
         tag: f.int("tag")?,
         default: default
             .map(|text| DefaultValue::parse(text, &ty))
@@ -428,7 +413,10 @@ fn field(owner: &Object, value: &Value) -> Result<Field, String> {
         ignorable: f.flag("ignorable"),
         flexible: f
             .text("flexibleVersions")
-            .map(|text| Versions::parse(&text).map_err(|e| f.error(e)))
+            .map(|text| {
+                text.parse::<VersionRange>()
+                    .map_err(|e| f.error(e.to_string()))
+            })
             .transpose()?,
         entity_type: f.text("entityType"),
         map_key: f.flag("mapKey"),
@@ -458,8 +446,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!((s.kind, s.api_key), (Kind::Request, Some(1000)));
-        assert_eq!(s.stable(), Versions::closed(0, 0));
-        assert_eq!(s.flexible, Versions::Open { start: 1 });
+        assert_eq!(s.stable(), VersionRange::new(0, 0));
+        assert_eq!(s.flexible, VersionRange::open(1));
         assert_eq!(
             s.fields[1].ty,
             Ty::Array(Box::new(Ty::Struct("Peer".into())))
@@ -494,7 +482,7 @@ mod tests {
         );
         assert_eq!(
             with(r#"{"name": "A", "type": "int8", "versions": "2-1"}"#),
-            "X.A: bad version range `2-1`"
+            "X.A: invalid version range `2-1`: start is greater than end"
         );
         assert_eq!(with(r#"{"name": "A", "type": "int8"}"#), "X.A: no versions");
         assert_eq!(

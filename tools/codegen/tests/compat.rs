@@ -1,7 +1,7 @@
 //! Each kind of change the compatibility check reports, on small schema pairs written here.
 
 use kafka_wire_codegen::compat::{compare, compare_sets, Change, Finding, Severity};
-use kafka_wire_codegen::schema::{Schema, Versions};
+use kafka_wire_codegen::schema::{Schema, VersionRange};
 
 /// A request schema of API key 1000 with these versions, flexible versions and fields.
 fn schema(valid: &str, flexible: &str, fields: &str) -> Schema {
@@ -21,8 +21,8 @@ const BASE: &str = r#"
         { "name": "Zone", "type": "string", "versions": "2+", "taggedVersions": "2+", "tag": 0 }
     ]}"#;
 
-fn v(text: &str) -> Versions {
-    Versions::parse(text).unwrap()
+fn v(text: &str) -> VersionRange {
+    text.parse::<VersionRange>().unwrap()
 }
 
 /// The findings from BASE (versions 0-2, flexible 2+) to `new`.
@@ -30,7 +30,7 @@ fn changes(valid: &str, flexible: &str, new: &str) -> Vec<Finding> {
     compare(&schema("0-2", "2+", BASE), &schema(valid, flexible, new))
 }
 
-fn one(findings: &[Finding]) -> (&str, Versions, &Change) {
+fn one(findings: &[Finding]) -> (&str, VersionRange, &Change) {
     assert_eq!(findings.len(), 1, "{findings:#?}");
     let f = &findings[0];
     (f.path.as_str(), f.versions, &f.change)

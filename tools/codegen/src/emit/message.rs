@@ -1,10 +1,11 @@
 //! One message's source: its documentation, imports, and each struct with its attributes,
 //! field documentation and defaults.
 
-use super::names::{derived_json_name, field_idents, kafka_json_name, unraw, Names};
+use super::names::{field_idents, unraw, Names};
 use super::{doc, float, ident, inner_doc, int, Home};
 use crate::model::{Field, Message, Struct};
 use crate::schema::{Kind, Literal, Ty};
+use kafka_wire_schema::rules;
 use proc_macro2::TokenStream;
 use quote::quote;
 use std::collections::BTreeSet;
@@ -25,7 +26,7 @@ pub fn paragraphs(msg: &Message, home: &Home) -> Vec<TokenStream> {
 
 fn module_doc(msg: &Message, home: &Home) -> TokenStream {
     let (origin, tool) = match home {
-        Home::KafkaWire => ("Kafka ", "`tools/codegen` from Kafka's"),
+        Home::Catalogue { .. } => ("Kafka ", "`tools/codegen` from Kafka's"),
         Home::User { .. } => ("", "`kafka-wire-codegen` from"),
     };
     let sources: Vec<String> = msg
@@ -87,7 +88,7 @@ fn imports(msg: &Message, home: &Home, shadows: &Names) -> TokenStream {
     }
     names.retain(|name| !shadows.is_shadowed(name));
     let bytes = names.remove("Bytes").then(|| match home {
-        Home::KafkaWire => quote!(
+        Home::Catalogue { .. } => quote!(
             use bytes::Bytes;
         ),
         Home::User { tokens, .. } => quote!(use #tokens::bytes::Bytes;),
@@ -250,8 +251,8 @@ fn field(f: &Field, name: &proc_macro2::Ident, names: &Names) -> TokenStream {
     }
     // The derive names a field in JSON by its Rust name in camel case, which is Kafka's name for
     // nearly every field; the others say Kafka's.
-    let json = kafka_json_name(&f.name);
-    if json != derived_json_name(&unraw(name)) {
+    let json = rules::kafka_json_name(&f.name);
+    if json != rules::camel_case(&unraw(name)) {
         args.push(quote!(json_name = #json));
     }
     let doc = doc(&field_doc(f));

@@ -130,8 +130,9 @@ pub fn field_key(name: &str) -> String {
 
 /// Where the generated code lives, which decides how it names kafka-wire.
 pub enum Home {
-    /// Inside kafka-wire, which it names `crate`.
-    KafkaWire,
+    /// A crate of kafka-wire's catalogue, which names the runtime by its own name:
+    /// `kafka_wire_core` from the requests and responses crates, `crate` inside the runtime.
+    Catalogue { runtime: &'static str },
     /// A user's crate, which names kafka-wire by a path: `kafka_wire`, a renamed dependency,
     /// or a path through a facade.
     User { path: String, tokens: syn::Path },
@@ -150,7 +151,10 @@ impl Home {
     /// The path `use` lines start from.
     pub fn root(&self) -> TokenStream {
         match self {
-            Home::KafkaWire => quote!(crate),
+            Home::Catalogue { runtime } => {
+                let runtime = Ident::new(runtime, Span::call_site());
+                quote!(#runtime)
+            }
             Home::User { tokens, .. } => quote!(#tokens),
         }
     }
@@ -158,10 +162,11 @@ impl Home {
     /// `crate = "..."` for the derives, when kafka-wire is not reachable as `::kafka_wire`.
     pub fn crate_arg(&self) -> Option<TokenStream> {
         match self {
+            Home::Catalogue { runtime } => Some(quote!(crate = #runtime)),
             Home::User { path, .. } if path != "kafka_wire" && path != "::kafka_wire" => {
                 Some(quote!(crate = #path))
             }
-            _ => None,
+            Home::User { .. } => None,
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use super::{field_ident, field_key, ident, inner_doc, int, snake_case};
 use crate::model::{Message, Struct};
-use crate::schema::Versions;
+use crate::schema::VersionRange;
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -72,8 +72,8 @@ fn to_json(msg: &Message, s: &Struct) -> TokenStream {
 /// defaults; nullable fields are sometimes null where the version allows it.
 fn random(msg: &Message, s: &Struct) -> TokenStream {
     let last = msg.last();
-    let holds = |r: Versions| match r.up_to(last) {
-        Versions::Closed { start, end } => {
+    let holds = |r: VersionRange| match (r.up_to(last).start(), r.up_to(last).end()) {
+        (Some(start), Some(end)) => {
             let (start, end) = (int(start.into()), int(end.into()));
             quote!((#start..=#end).contains(&v))
         }

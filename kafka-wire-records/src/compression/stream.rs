@@ -6,9 +6,9 @@
 //! first.
 
 #[allow(unused_imports)]
-use super::compress_error;
-use super::{RecordsError, RecordsErrorKind};
-use crate::records::Compression;
+use super::support::compress_error;
+use crate::batch::Compression;
+use crate::error::{RecordsError, RecordsErrorKind};
 use bytes::BytesMut;
 
 /// A payload being compressed onto the end of a `BytesMut`. The buffer is passed to each call
@@ -184,8 +184,9 @@ impl Blocks {
 
 #[cfg(feature = "gzip")]
 mod gzip {
-    use super::{compress_error, RecordsError};
-    use crate::records::Compression;
+    use crate::batch::Compression;
+    use crate::compression::support::compress_error;
+    use crate::error::RecordsError;
     use bytes::BytesMut;
     use flate2::{Compress, FlushCompress, Status};
 
@@ -271,8 +272,9 @@ mod gzip {
 #[cfg(feature = "snappy")]
 mod snappy {
     use super::super::snappy::XERIAL_MAGIC;
-    use super::{compress_error, RecordsError};
-    use crate::records::Compression;
+    use crate::batch::Compression;
+    use crate::compression::support::compress_error;
+    use crate::error::RecordsError;
     use bytes::BytesMut;
 
     /// The xerial stream header: magic, version 1, compatible version 1.

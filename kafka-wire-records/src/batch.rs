@@ -1,74 +1,6 @@
-//! Record batches: the contents of a records field (Produce, Fetch, ...), read and written.
-//!
-//! Three formats share one model. Magic 2 is the record batch of Kafka 0.11 and later; magic 0
-//! and 1 are the older message sets, where a message is either one record or, when compressed,
-//! a wrapper whose value holds an inner message set. A batch stands for a magic 2 batch, a lone
-//! legacy message (one record) or a compressed legacy wrapper (its inner records), with the
-//! legacy batch fields at Kafka's "none" values.
-//!
-//! # Reading
-//!
-//! [`RecordsReader`] walks the batches of a records field and yields a [`BatchView`] for each:
-//! its [`BatchHeader`], checked against the batch's checksum, and its records as an iterator of
-//! [`RecordView`]s. Nothing is allocated per record or per header: keys, values and headers are
-//! slices of the input, or, for a compressed batch, of the one buffer its payload is
-//! decompressed into when its records are first asked for.
-//!
-//! ```
-//! use kafka_wire::records::{Record, RecordBatchBuilder, RecordsReader};
-//!
-//! let records = RecordBatchBuilder::new()
-//!     .producer(4000, 2, 17)
-//!     .record(Record::new(Some("k".into()), Some("v".into())).with_timestamp(1_700_000_000_000))
-//!     .record(Record::new(None, Some("w".into())).with_timestamp(1_700_000_000_005))
-//!     .encode()?;
-//!
-//! let mut total = 0;
-//! for batch in RecordsReader::new(records.into_bytes()) {
-//!     let batch = batch?;
-//!     assert_eq!(batch.header.producer_id, 4000);
-//!     for record in batch.records()? {
-//!         let record = record?;
-//!         total += record.value().map_or(0, <[u8]>::len);
-//!         assert!(record.timestamp() >= 1_700_000_000_000);
-//!     }
-//! }
-//! assert_eq!(total, 2);
-//! # Ok::<(), kafka_wire::records::RecordsError>(())
-//! ```
-//!
-//! Where owned values are handier, [`read_all`] and [`RecordsReader::into_owned`] give
-//! [`RecordBatch`]es. They obey the same memory bound as the views (see [`DecodeLimits`]).
-//!
-//! # Writing
-//!
-//! [`RecordBatchBuilder`] sets the batch fields; [`BatchWriter`] then writes records one by one
-//! straight into a `BytesMut`, through a streaming compressor when the batch is compressed, so
-//! writing a batch costs its output and the codec's state.
+//! What every batch has: the fields of its header, its codec and timestamp type, the bits of
+//! its attributes, and the limits a reader keeps to.
 
-mod builder;
-mod checksum;
-mod compression;
-mod control;
-mod error;
-mod legacy;
-mod owned;
-mod reader;
-mod v2;
-mod view;
-mod wire;
-mod writer;
-
-pub use builder::RecordBatchBuilder;
-pub use compression::{compress, decompress};
-pub use control::{ControlRecord, ControlRecordType, TxnMarker};
-pub use error::{RecordsError, RecordsErrorKind};
-pub use owned::{read_all, Header, Record, RecordBatch};
-pub use reader::{OwnedBatches, RecordsReader, Truncated};
-pub use view::{BatchView, HeaderIter, HeaderView, RecordIter, RecordView};
-pub use writer::BatchWriter;
-
-use crate::Records;
 use core::fmt;
 
 /// Bytes before the batch-length field of every format: the base offset and the length itself.
@@ -293,6 +225,32 @@ impl BatchHeader {
         bits
     }
 
+    /// The header with the fields a producer computes from its records: the last offset delta
+    /// from their count, the base timestamp from the first (the largest for a legacy wrapper,
+    /// which carries one), the max timestamp from the largest; none of them for magic 0, which
+    /// has no timestamps.
+    pub(crate) fn with_producer_fields(
+        mut self,
+        count: usize,
+        first_timestamp: Option<i64>,
+        max_timestamp: Option<i64>,
+    ) -> BatchHeader {
+        self.last_offset_delta = i32::try_from(count.saturating_sub(1)).unwrap_or(i32::MAX);
+        self.max_timestamp = max_timestamp.unwrap_or(-1);
+        self.base_timestamp = match self.magic {
+            0 | 1 => self.max_timestamp,
+            _ => first_timestamp.unwrap_or(-1),
+        };
+        if self.magic == 0 {
+            self.max_timestamp = -1;
+            self.base_timestamp = -1;
+        }
+        if self.magic < 2 {
+            self.partition_leader_epoch = -1;
+        }
+        self
+    }
+
     /// The timestamp of a record whose delta from the base timestamp is `delta`: the max
     /// timestamp under log append time, as Kafka reads it.
     pub(crate) fn record_timestamp(&self, delta: i64) -> Option<i64> {
@@ -300,12 +258,5 @@ impl BatchHeader {
             TimestampType::LogAppendTime => Some(self.max_timestamp),
             TimestampType::CreateTime => self.base_timestamp.checked_add(delta),
         }
-    }
-}
-
-impl Records {
-    /// The batches of these bytes, read with the default [`DecodeLimits`].
-    pub fn batches(&self) -> RecordsReader {
-        RecordsReader::new(self.as_bytes().clone())
     }
 }

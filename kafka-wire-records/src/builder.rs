@@ -1,9 +1,11 @@
 //! Building a batch from records: offsets, deltas and timestamps filled in as producers do.
 
-use super::writer::BatchWriter;
-use super::{BatchHeader, Compression, Record, RecordBatch, RecordsError, TimestampType};
-use crate::Records;
+use crate::batch::{BatchHeader, Compression, TimestampType};
+use crate::error::RecordsError;
+use crate::owned::{Record, RecordBatch};
+use crate::writer::BatchWriter;
 use bytes::BytesMut;
+use kafka_wire_core::Records;
 
 /// Builds one batch for a Produce request.
 ///
@@ -84,7 +86,7 @@ impl RecordBatchBuilder {
         self
     }
 
-    /// Marks the batch as a control batch (see also [`TxnMarker::batch`](super::TxnMarker::batch)).
+    /// Marks the batch as a control batch (see also [`TxnMarker::batch`](crate::control::TxnMarker::batch)).
     pub fn control(mut self, control: bool) -> Self {
         self.header.is_control = control;
         self
@@ -117,7 +119,7 @@ impl RecordBatchBuilder {
     ///
     /// let records: Vec<Record> = (0..3).map(|i| Record::new(None, Some(vec![i; 10].into()))).collect();
     /// let bytes = RecordBatchBuilder::new().encode_records(&records)?;
-    /// assert_eq!(bytes.batches().count(), 1);
+    /// assert_eq!(kafka_wire::records::RecordsReader::from(&bytes).count(), 1);
     /// # Ok::<(), kafka_wire::records::RecordsError>(())
     /// ```
     pub fn encode_records<'r>(
@@ -148,7 +150,7 @@ impl RecordBatchBuilder {
         let first = records.first().map(|r| r.timestamp);
         let max = records.iter().map(|r| r.timestamp).max();
         RecordBatch {
-            header: producer_fields(self.header, records.len(), first, max),
+            header: self.header.with_producer_fields(records.len(), first, max),
             records,
         }
     }
@@ -157,29 +159,4 @@ impl RecordBatchBuilder {
     pub fn encode(self) -> Result<Records, RecordsError> {
         self.encode_records(&self.records)
     }
-}
-
-/// The fields a producer computes from its records: the last offset delta from their count, the
-/// base timestamp from the first (the largest for a legacy wrapper, which carries one), the max
-/// timestamp from the largest; none of them for magic 0, which has no timestamps.
-pub(crate) fn producer_fields(
-    mut header: BatchHeader,
-    count: usize,
-    first_timestamp: Option<i64>,
-    max_timestamp: Option<i64>,
-) -> BatchHeader {
-    header.last_offset_delta = i32::try_from(count.saturating_sub(1)).unwrap_or(i32::MAX);
-    header.max_timestamp = max_timestamp.unwrap_or(-1);
-    header.base_timestamp = match header.magic {
-        0 | 1 => header.max_timestamp,
-        _ => first_timestamp.unwrap_or(-1),
-    };
-    if header.magic == 0 {
-        header.max_timestamp = -1;
-        header.base_timestamp = -1;
-    }
-    if header.magic < 2 {
-        header.partition_leader_epoch = -1;
-    }
-    header
 }

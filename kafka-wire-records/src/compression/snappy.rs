@@ -1,7 +1,8 @@
 //! Snappy: snappy-java's xerial block framing, or one raw block.
 
-use super::{decompress_error, over_limit, Output, RecordsError};
-use crate::records::Compression;
+use super::support::{decompress_error, over_limit, Output};
+use crate::batch::Compression;
+use crate::error::RecordsError;
 
 pub(super) const XERIAL_MAGIC: &[u8; 8] = b"\x82SNAPPY\x00";
 /// snappy-java's default block size: each block compresses this much input.

@@ -30,10 +30,9 @@ mod support;
 mod zstd;
 
 pub(crate) use stream::Compressor;
-#[allow(unused_imports)]
-use support::{compress_error, decompress_error, over_limit, read_bounded, Output};
 
-use super::{Compression, DecodeLimits, RecordsError, RecordsErrorKind};
+use crate::batch::{Compression, DecodeLimits};
+use crate::error::{RecordsError, RecordsErrorKind};
 use bytes::BytesMut;
 
 /// Decompresses the payload of a batch of `magic` (magic matters for LZ4's header checksum),

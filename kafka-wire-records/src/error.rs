@@ -1,10 +1,10 @@
 //! The records error: a matchable kind plus where it happened (batch, record, byte offset).
 
-use super::Compression;
-use crate::DecodeErrorKind;
+use crate::batch::Compression;
 use alloc::boxed::Box;
 use alloc::string::String;
 use core::fmt;
+use kafka_wire_core::DecodeErrorKind;
 
 /// What went wrong while reading or writing record batches.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,13 +45,13 @@ pub enum RecordsErrorKind {
         /// The codec.
         compression: Compression,
     },
-    /// Decompressed output longer than [`DecodeLimits::max_decompressed`](super::DecodeLimits).
+    /// Decompressed output longer than [`DecodeLimits::max_decompressed`](crate::batch::DecodeLimits).
     DecompressionLimit {
         /// The limit in bytes.
         limit: usize,
     },
     /// Owned batches built from decompressed payloads (the payloads, and the records and headers
-    /// made from them) would take more than [`DecodeLimits::max_decompressed`](super::DecodeLimits)
+    /// made from them) would take more than [`DecodeLimits::max_decompressed`](crate::batch::DecodeLimits)
     /// bytes; read such input through the views instead, which hold one payload at a time.
     MemoryLimit {
         /// The limit in bytes.

@@ -1,14 +1,14 @@
 //! Walking the batches of a records field, with the magic read per batch.
 
-use super::compression::decompress;
-use super::owned::{Budget, RecordBatch};
-use super::view::{BatchView, Layout};
-use super::wire::Wire;
-use super::{
-    legacy, v2, BatchHeader, Compression, DecodeLimits, RecordsError, RecordsErrorKind,
-    LOG_OVERHEAD,
-};
+use crate::batch::{BatchHeader, Compression, DecodeLimits, LOG_OVERHEAD};
+use crate::compression::decompress;
+use crate::error::{RecordsError, RecordsErrorKind};
+use crate::owned::{Budget, RecordBatch};
+use crate::view::{BatchView, Layout};
+use crate::wire::Wire;
+use crate::{legacy, v2};
 use bytes::Bytes;
+use kafka_wire_core::Records;
 
 /// Where the magic byte sits in every format.
 const MAGIC_AT: usize = 16;
@@ -56,6 +56,21 @@ pub struct RecordsReader {
     done: bool,
 }
 
+/// The batches of a records field, read with the default [`DecodeLimits`].
+///
+/// ```
+/// use kafka_wire::records::{Record, RecordBatchBuilder, RecordsReader};
+///
+/// let records = RecordBatchBuilder::new().record(Record::new(None, Some("v".into()))).encode()?;
+/// assert_eq!(RecordsReader::from(&records).count(), 1);
+/// # Ok::<(), kafka_wire::records::RecordsError>(())
+/// ```
+impl From<&Records> for RecordsReader {
+    fn from(records: &Records) -> Self {
+        RecordsReader::new(records.as_bytes().clone())
+    }
+}
+
 impl RecordsReader {
     /// A reader over `input` with the default [`DecodeLimits`].
     pub fn new(input: Bytes) -> Self {
@@ -86,7 +101,7 @@ impl RecordsReader {
     }
 
     /// The same batches as owned [`RecordBatch`]es. What they build from decompressed payloads
-    /// counts against the limit over all of them (see [`read_all`](super::read_all)).
+    /// counts against the limit over all of them (see [`read_all`](crate::owned::read_all)).
     pub fn into_owned(self) -> OwnedBatches {
         let budget = Budget::new(self.limits.max_decompressed);
         OwnedBatches {

@@ -1,18 +1,18 @@
 //! Writing a batch record by record, straight into the caller's buffer.
 
-use super::checksum::{crc32, crc32c};
-use super::compression::Compressor;
-use super::legacy::{MIN_SIZE_V0, MIN_SIZE_V1};
-use super::v2::{
+use crate::batch::{attributes, BatchHeader, Compression, TimestampType, LOG_OVERHEAD};
+use crate::checksum::{crc32, crc32c};
+use crate::compression::Compressor;
+use crate::error::{RecordsError, RecordsErrorKind};
+use crate::legacy::{MIN_SIZE_V0, MIN_SIZE_V1};
+use crate::owned::Record;
+use crate::v2::{
     BASE_TIMESTAMP_AT, COUNT_AT, CRC_AT, CRC_START, HEADER_LEN, LAST_OFFSET_DELTA_AT,
     MAX_TIMESTAMP_AT,
 };
-use super::{
-    attributes, BatchHeader, Compression, Record, RecordView, RecordsError, RecordsErrorKind,
-    TimestampType, LOG_OVERHEAD,
-};
-use crate::varint::{put_varint, put_varlong, varint_len, varlong_len};
+use crate::view::RecordView;
 use bytes::{BufMut, BytesMut};
+use kafka_wire_core::varint::{put_varint, put_varlong, varint_len, varlong_len};
 
 /// Writes one batch into a `BytesMut`, record by record.
 ///
@@ -20,7 +20,7 @@ use bytes::{BufMut, BytesMut};
 /// compressed; the fields that depend on all of them (count, last offset delta, timestamps,
 /// length, checksum) are filled in by [`finish`](Self::finish). Writing a batch costs its
 /// output and, when compressed, one block of input and the codec's state: nothing per record.
-/// Get one from [`RecordBatchBuilder::writer`](super::RecordBatchBuilder::writer).
+/// Get one from [`RecordBatchBuilder::writer`](crate::builder::RecordBatchBuilder::writer).
 ///
 /// Records are numbered from the base offset; their timestamps are kept, the base timestamp is
 /// the first record's and the max timestamp the largest, as producers write them.
@@ -48,7 +48,7 @@ pub struct BatchWriter<'a> {
     start: usize,
     header: BatchHeader,
     /// True when the header's fields are written as given and each record brings its own
-    /// offset ([`RecordBatch::encode_into`](super::RecordBatch::encode_into)); false when the
+    /// offset ([`RecordBatch::encode_into`](crate::owned::RecordBatch::encode_into)); false when the
     /// writer computes them, as a producer does.
     exact: bool,
     /// `None` while writing an uncompressed batch straight into `out`.
@@ -169,7 +169,7 @@ impl<'a> BatchWriter<'a> {
     }
 
     /// Appends an owned record: its timestamp, key, value and headers. Its offset is the next
-    /// one (for [`RecordBatch::encode_into`](super::RecordBatch::encode_into), its own).
+    /// one (for [`RecordBatch::encode_into`](crate::owned::RecordBatch::encode_into), its own).
     pub fn append_record(&mut self, record: &Record) -> Result<(), RecordsError> {
         let headers = record
             .headers
@@ -369,12 +369,8 @@ impl<'a> BatchWriter<'a> {
         let header = if self.exact {
             self.header
         } else {
-            super::builder::producer_fields(
-                self.header,
-                self.count,
-                self.first_timestamp,
-                self.max_timestamp,
-            )
+            self.header
+                .with_producer_fields(self.count, self.first_timestamp, self.max_timestamp)
         };
         if header.magic == 2 {
             self.finish_v2(&header)?;

@@ -10,7 +10,8 @@
     allow(dead_code)
 )]
 
-use crate::records::{Compression, RecordsError, RecordsErrorKind};
+use crate::batch::Compression;
+use crate::error::{RecordsError, RecordsErrorKind};
 
 #[cold]
 pub(super) fn decompress_error(

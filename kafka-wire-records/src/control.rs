@@ -6,7 +6,10 @@
 //! control, with the producer's id and epoch, base sequence -1 and offset delta 0, as brokers
 //! write them.
 
-use super::{BatchHeader, Record, RecordBatch, RecordView, RecordsError, RecordsErrorKind};
+use crate::batch::BatchHeader;
+use crate::error::{RecordsError, RecordsErrorKind};
+use crate::owned::{Record, RecordBatch};
+use crate::view::RecordView;
 use alloc::vec::Vec;
 use bytes::Bytes;
 

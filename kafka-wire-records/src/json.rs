@@ -15,12 +15,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::__derive::{field, next_field, next_key};
-use super::JsonCodec;
-use crate::records::{BatchHeader, Compression, Header, Record, RecordBatch, TimestampType};
-use crate::KafkaString;
+use crate::batch::{BatchHeader, Compression, TimestampType};
+use crate::owned::{Header, Record, RecordBatch};
 use bytes::Bytes;
 use core::fmt;
+use kafka_wire_core::__private::json::{field, next_field, next_key};
+use kafka_wire_core::json::{FromJson, JsonCodec};
+use kafka_wire_core::KafkaString;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::ser::{SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
@@ -235,20 +236,20 @@ impl JsonCodec for RecordBatch {
                         *seen = true;
                     }
                     match i {
-                        0 => h.base_offset = map.next_value::<super::FromJson<_>>()?.0,
-                        1 => h.partition_leader_epoch = map.next_value::<super::FromJson<_>>()?.0,
-                        2 => h.magic = map.next_value::<super::FromJson<_>>()?.0,
-                        3 => h.compression = map.next_value::<super::FromJson<_>>()?.0,
-                        4 => h.timestamp_type = map.next_value::<super::FromJson<_>>()?.0,
-                        5 => h.is_transactional = map.next_value::<super::FromJson<_>>()?.0,
-                        6 => h.is_control = map.next_value::<super::FromJson<_>>()?.0,
-                        7 => h.has_delete_horizon = map.next_value::<super::FromJson<_>>()?.0,
-                        8 => h.last_offset_delta = map.next_value::<super::FromJson<_>>()?.0,
-                        9 => h.base_timestamp = map.next_value::<super::FromJson<_>>()?.0,
-                        10 => h.max_timestamp = map.next_value::<super::FromJson<_>>()?.0,
-                        11 => h.producer_id = map.next_value::<super::FromJson<_>>()?.0,
-                        12 => h.producer_epoch = map.next_value::<super::FromJson<_>>()?.0,
-                        13 => h.base_sequence = map.next_value::<super::FromJson<_>>()?.0,
+                        0 => h.base_offset = map.next_value::<FromJson<_>>()?.0,
+                        1 => h.partition_leader_epoch = map.next_value::<FromJson<_>>()?.0,
+                        2 => h.magic = map.next_value::<FromJson<_>>()?.0,
+                        3 => h.compression = map.next_value::<FromJson<_>>()?.0,
+                        4 => h.timestamp_type = map.next_value::<FromJson<_>>()?.0,
+                        5 => h.is_transactional = map.next_value::<FromJson<_>>()?.0,
+                        6 => h.is_control = map.next_value::<FromJson<_>>()?.0,
+                        7 => h.has_delete_horizon = map.next_value::<FromJson<_>>()?.0,
+                        8 => h.last_offset_delta = map.next_value::<FromJson<_>>()?.0,
+                        9 => h.base_timestamp = map.next_value::<FromJson<_>>()?.0,
+                        10 => h.max_timestamp = map.next_value::<FromJson<_>>()?.0,
+                        11 => h.producer_id = map.next_value::<FromJson<_>>()?.0,
+                        12 => h.producer_epoch = map.next_value::<FromJson<_>>()?.0,
+                        13 => h.base_sequence = map.next_value::<FromJson<_>>()?.0,
                         _ => next_field(&mut map, &mut records, "records")?,
                     }
                 }

@@ -1,10 +1,12 @@
 //! Owned batches, records and headers: the convenient form, for building batches by hand and
 //! for readers that want values rather than views.
 
-use super::writer::BatchWriter;
-use super::{BatchHeader, DecodeLimits, RecordsError, RecordsErrorKind, RecordsReader};
-use crate::{KafkaString, Records};
+use crate::batch::{BatchHeader, DecodeLimits};
+use crate::error::{RecordsError, RecordsErrorKind};
+use crate::reader::RecordsReader;
+use crate::writer::BatchWriter;
 use bytes::{Bytes, BytesMut};
+use kafka_wire_core::{KafkaString, Records};
 
 /// A record header: a UTF-8 key and nullable bytes (magic 2 only).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -108,11 +110,13 @@ impl RecordBatch {
 
     /// Reads a transaction marker or other control record from a control batch; `None` when
     /// the batch is not a control batch or holds no record.
-    pub fn control_record(&self) -> Option<Result<super::ControlRecord, RecordsError>> {
+    pub fn control_record(&self) -> Option<Result<crate::control::ControlRecord, RecordsError>> {
         if !self.header.is_control {
             return None;
         }
-        self.records.first().map(super::ControlRecord::parse)
+        self.records
+            .first()
+            .map(crate::control::ControlRecord::parse)
     }
 }
 

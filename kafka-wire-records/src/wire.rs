@@ -5,8 +5,8 @@
 //! reference-count update per key, value and header, which was a third of the time of reading an
 //! uncompressed fetch. A caller that wants a `Bytes` takes it with `Bytes::slice_ref`.
 
-use super::{RecordsError, RecordsErrorKind};
-use crate::DecodeErrorKind;
+use crate::error::{RecordsError, RecordsErrorKind};
+use kafka_wire_core::DecodeErrorKind;
 
 /// The unread part of a slice, and the offset of the slice's first byte in the input.
 #[derive(Clone, Copy, Debug)]
@@ -195,7 +195,7 @@ impl<'a> Wire<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::varint::{put_varint, put_varlong};
+    use kafka_wire_core::varint::{put_varint, put_varlong};
 
     #[test]
     fn varints_agree_with_the_writer_and_refuse_what_kafka_refuses() {

@@ -1,17 +1,16 @@
 //! Batches, records and headers as views of the bytes they were read from.
 
-use super::compression::decompress;
-use super::control::ControlRecord;
-use super::legacy;
-use super::owned::{Budget, Record, RecordBatch};
-use super::v2;
-use super::wire::Wire;
-use super::{
-    BatchHeader, Compression, DecodeLimits, RecordsError, RecordsErrorKind, TimestampType,
-};
-use crate::DecodeErrorKind;
+use crate::batch::{BatchHeader, Compression, DecodeLimits, TimestampType};
+use crate::compression::decompress;
+use crate::control::ControlRecord;
+use crate::error::{RecordsError, RecordsErrorKind};
+use crate::legacy;
+use crate::owned::{Budget, Record, RecordBatch};
+use crate::v2;
+use crate::wire::Wire;
 use bytes::Bytes;
 use core::fmt;
+use kafka_wire_core::DecodeErrorKind;
 use std::sync::OnceLock;
 
 /// How a batch's records are laid out.
@@ -34,7 +33,7 @@ pub(crate) enum Layout {
 
 /// One batch of a records field: its header fields, checked, and its records, read on demand.
 ///
-/// [`RecordsReader`](super::RecordsReader) yields these. Reading a batch checks its size, magic
+/// [`RecordsReader`](crate::reader::RecordsReader) yields these. Reading a batch checks its size, magic
 /// and checksum and reads its header; its records are read when [`records`](Self::records) is
 /// called, and a compressed payload is decompressed then, once, into one buffer the records are
 /// slices of.
@@ -489,7 +488,7 @@ impl<'a> RecordView<'a> {
     ) -> Result<Record, RecordsError> {
         let capacity = match budget {
             Some(budget) => budget
-                .charge_items::<super::Header>(self.header_count)
+                .charge_items::<crate::owned::Header>(self.header_count)
                 .map_err(|e| self.place.locate(e))?,
             None => self.header_count,
         };
@@ -590,11 +589,11 @@ impl<'a> HeaderView<'a> {
         self.value.map(|v| self.owner.slice_ref(v))
     }
 
-    /// The header as an owned [`Header`](super::Header), sharing the buffer.
-    pub fn to_header(self) -> super::Header {
-        super::Header {
+    /// The header as an owned [`Header`](crate::owned::Header), sharing the buffer.
+    pub fn to_header(self) -> crate::owned::Header {
+        crate::owned::Header {
             // A `str` already: the check cannot fail.
-            key: crate::KafkaString::checked(self.owner.slice_ref(self.key.as_bytes()))
+            key: kafka_wire_core::KafkaString::from_utf8(self.owner.slice_ref(self.key.as_bytes()))
                 .unwrap_or_default(),
             value: self.value_bytes(),
         }

@@ -4,10 +4,11 @@
 //! In a magic 1 wrapper the inner offsets are relative (0 to n-1) and the wrapper carries the
 //! absolute offset of the last inner message; magic 0 inner messages carry absolute offsets.
 
-use super::checksum::crc32;
-use super::wire::Wire;
-use super::{attributes, Compression, RecordsError, RecordsErrorKind, TimestampType};
-use crate::DecodeErrorKind;
+use crate::batch::{attributes, Compression, TimestampType};
+use crate::checksum::crc32;
+use crate::error::{RecordsError, RecordsErrorKind};
+use crate::wire::Wire;
+use kafka_wire_core::DecodeErrorKind;
 
 /// crc, magic, attributes, key length, value length.
 pub(crate) const MIN_SIZE_V0: usize = 14;

@@ -1,12 +1,10 @@
 //! Magic 2 record batches: the 61-byte header, CRC-32C, and varint-framed records.
 
-use super::checksum::crc32c;
-use super::wire::Wire;
-use super::{
-    attributes, BatchHeader, Compression, RecordsError, RecordsErrorKind, TimestampType,
-    LOG_OVERHEAD,
-};
-use crate::DecodeErrorKind;
+use crate::batch::{attributes, BatchHeader, Compression, TimestampType, LOG_OVERHEAD};
+use crate::checksum::crc32c;
+use crate::error::{RecordsError, RecordsErrorKind};
+use crate::wire::Wire;
+use kafka_wire_core::DecodeErrorKind;
 
 /// Bytes from the start of a batch to the end of its header.
 pub(crate) const HEADER_LEN: usize = 61;

@@ -5,8 +5,9 @@
 //! 20-byte frame would cost megabytes. Here each block is decompressed straight into the output,
 //! whose room grows by what the block's bytes can produce at most.
 
-use super::{decompress_error, over_limit, Output, RecordsError};
-use crate::records::Compression;
+use super::support::{compress_error, decompress_error, over_limit, Output};
+use crate::batch::Compression;
+use crate::error::RecordsError;
 use bytes::{BufMut, BytesMut};
 
 const FRAME_MAGIC: [u8; 4] = [0x04, 0x22, 0x4d, 0x18];
@@ -239,7 +240,7 @@ pub(super) fn put_block(out: &mut BytesMut, block: &[u8]) -> Result<(), RecordsE
     out.resize(body_at.saturating_add(most), 0);
     let target = out.get_mut(body_at..).unwrap_or_default();
     let n = lz4_flex::block::compress_into(block, target)
-        .map_err(|e| super::compress_error(Compression::Lz4, e))?;
+        .map_err(|e| compress_error(Compression::Lz4, e))?;
     let (len, stored) = if n < block.len() {
         out.truncate(body_at.saturating_add(n));
         (n, false)
