@@ -110,18 +110,18 @@ pub enum TimestampType {
 /// Reading through any API of this module, an input of `n` bytes costs at most about
 /// `max_decompressed + 256 × n` bytes of memory at any time, whatever counts and sizes the input
 /// claims:
-/// - [`RecordsReader`] decompresses one batch at a time, into one buffer that grows with the
+/// - [`RecordsReader`](crate::RecordsReader) decompresses one batch at a time, into one buffer that grows with the
 ///   output actually produced and never past `max_decompressed`; a codec header claiming more is
 ///   an error before anything is reserved for it, and a claim below the limit is trusted only as
 ///   far as the compressed bytes present could expand;
-/// - the owned forms ([`read_all`], [`RecordsReader::into_owned`], [`BatchView::to_record_batch`])
+/// - the owned forms ([`read_all`](crate::read_all), [`RecordsReader::into_owned`](crate::RecordsReader::into_owned), [`BatchView::to_record_batch`](crate::BatchView::to_record_batch))
 ///   count what they build from decompressed bytes (the payloads and the records and headers
 ///   made from them) against `max_decompressed`, over the whole call, and stop with
-///   [`RecordsErrorKind::MemoryLimit`] before going past it.
+///   [`RecordsErrorKind::MemoryLimit`](crate::RecordsErrorKind::MemoryLimit) before going past it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DecodeLimits {
     /// The most bytes one compressed batch may decompress to; more is
-    /// [`RecordsErrorKind::DecompressionLimit`], found without allocating past the limit.
+    /// [`RecordsErrorKind::DecompressionLimit`](crate::RecordsErrorKind::DecompressionLimit), found without allocating past the limit.
     pub max_decompressed: usize,
 }
 

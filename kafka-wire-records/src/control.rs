@@ -9,7 +9,7 @@
 use crate::batch::BatchHeader;
 use crate::error::{RecordsError, RecordsErrorKind};
 use crate::owned::{Record, RecordBatch};
-use crate::view::RecordView;
+use crate::view::{BatchView, RecordView};
 use alloc::vec::Vec;
 use bytes::Bytes;
 
@@ -175,5 +175,32 @@ impl TxnMarker {
                 headers: Vec::new(),
             }],
         }
+    }
+}
+
+impl RecordBatch {
+    /// Reads a transaction marker or other control record from a control batch; `None` when
+    /// the batch is not a control batch or holds no record.
+    pub fn control_record(&self) -> Option<Result<ControlRecord, RecordsError>> {
+        if !self.header.is_control {
+            return None;
+        }
+        self.records.first().map(ControlRecord::parse)
+    }
+}
+
+impl BatchView {
+    /// The control record of a control batch (a transaction marker, ...); `None` when the batch
+    /// is not a control batch or holds no record.
+    pub fn control_record(&self) -> Option<Result<ControlRecord, RecordsError>> {
+        if !self.header.is_control {
+            return None;
+        }
+        let mut records = match self.records() {
+            Ok(records) => records,
+            Err(e) => return Some(Err(e)),
+        };
+        let record = records.next()?;
+        Some(record.and_then(|r| ControlRecord::from_view(&r)))
     }
 }

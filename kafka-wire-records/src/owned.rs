@@ -1,12 +1,10 @@
 //! Owned batches, records and headers: the convenient form, for building batches by hand and
 //! for readers that want values rather than views.
 
-use crate::batch::{BatchHeader, DecodeLimits};
+use crate::batch::BatchHeader;
 use crate::error::{RecordsError, RecordsErrorKind};
-use crate::reader::RecordsReader;
-use crate::writer::BatchWriter;
-use bytes::{Bytes, BytesMut};
-use kafka_wire_core::{KafkaString, Records};
+use bytes::Bytes;
+use kafka_wire_core::KafkaString;
 
 /// A record header: a UTF-8 key and nullable bytes (magic 2 only).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -90,36 +88,6 @@ pub struct RecordBatch {
     pub records: Vec<Record>,
 }
 
-impl RecordBatch {
-    /// Writes the batch, exactly as its fields say (lengths and checksums computed), appending
-    /// to `out`. Magic 0 and 1 write one message per record, or one compressed wrapper.
-    pub fn encode_into(&self, out: &mut BytesMut) -> Result<(), RecordsError> {
-        let mut writer = BatchWriter::exact(out, &self.header)?;
-        for record in &self.records {
-            writer.append_record(record)?;
-        }
-        writer.finish().map(drop)
-    }
-
-    /// The batch's bytes, ready for a Produce request's records field.
-    pub fn encode(&self) -> Result<Records, RecordsError> {
-        let mut out = BytesMut::new();
-        self.encode_into(&mut out)?;
-        Ok(Records::new(out.freeze()))
-    }
-
-    /// Reads a transaction marker or other control record from a control batch; `None` when
-    /// the batch is not a control batch or holds no record.
-    pub fn control_record(&self) -> Option<Result<crate::control::ControlRecord, RecordsError>> {
-        if !self.header.is_control {
-            return None;
-        }
-        self.records
-            .first()
-            .map(crate::control::ControlRecord::parse)
-    }
-}
-
 /// Memory the owned forms may still take for what they build from decompressed payloads.
 #[derive(Debug)]
 pub(crate) struct Budget {
@@ -171,25 +139,4 @@ impl Budget {
         self.charge(bytes)?;
         Ok(n)
     }
-}
-
-/// Reads every batch of `records` into owned batches, failing on the first error. A truncated
-/// last batch, which a Fetch response may carry, is left out; use [`RecordsReader`] to learn
-/// about it.
-///
-/// What the batches build from decompressed payloads counts against
-/// `limits.max_decompressed` over the whole call, so that a small compressed input cannot make
-/// it allocate more than the limit, whatever its record counts say
-/// ([`RecordsErrorKind::MemoryLimit`]). Uncompressed records are bounded by the input's length.
-///
-/// ```
-/// let batches = kafka_wire::records::read_all(bytes::Bytes::new(), Default::default())?;
-/// assert!(batches.is_empty());
-/// # Ok::<(), kafka_wire::records::RecordsError>(())
-/// ```
-pub fn read_all(records: Bytes, limits: DecodeLimits) -> Result<Vec<RecordBatch>, RecordsError> {
-    RecordsReader::new(records)
-        .with_limits(limits)
-        .into_owned()
-        .collect()
 }

@@ -101,7 +101,7 @@ impl RecordsReader {
     }
 
     /// The same batches as owned [`RecordBatch`]es. What they build from decompressed payloads
-    /// counts against the limit over all of them (see [`read_all`](crate::owned::read_all)).
+    /// counts against the limit over all of them (see [`read_all`](crate::read_all)).
     pub fn into_owned(self) -> OwnedBatches {
         let budget = Budget::new(self.limits.max_decompressed);
         OwnedBatches {
@@ -305,3 +305,24 @@ impl Iterator for OwnedBatches {
 }
 
 impl core::iter::FusedIterator for OwnedBatches {}
+
+/// Reads every batch of `records` into owned batches, failing on the first error. A truncated
+/// last batch, which a Fetch response may carry, is left out; use [`RecordsReader`] to learn
+/// about it.
+///
+/// What the batches build from decompressed payloads counts against
+/// `limits.max_decompressed` over the whole call, so that a small compressed input cannot make
+/// it allocate more than the limit, whatever its record counts say
+/// ([`RecordsErrorKind::MemoryLimit`]). Uncompressed records are bounded by the input's length.
+///
+/// ```
+/// let batches = kafka_wire::records::read_all(bytes::Bytes::new(), Default::default())?;
+/// assert!(batches.is_empty());
+/// # Ok::<(), kafka_wire::records::RecordsError>(())
+/// ```
+pub fn read_all(records: Bytes, limits: DecodeLimits) -> Result<Vec<RecordBatch>, RecordsError> {
+    RecordsReader::new(records)
+        .with_limits(limits)
+        .into_owned()
+        .collect()
+}

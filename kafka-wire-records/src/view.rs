@@ -2,7 +2,6 @@
 
 use crate::batch::{BatchHeader, Compression, DecodeLimits, TimestampType};
 use crate::compression::decompress;
-use crate::control::ControlRecord;
 use crate::error::{RecordsError, RecordsErrorKind};
 use crate::legacy;
 use crate::owned::{Budget, Record, RecordBatch};
@@ -179,20 +178,6 @@ impl BatchView {
             },
             done: false,
         })
-    }
-
-    /// The control record of a control batch (a transaction marker, ...); `None` when the batch
-    /// is not a control batch or holds no record.
-    pub fn control_record(&self) -> Option<Result<ControlRecord, RecordsError>> {
-        if !self.header.is_control {
-            return None;
-        }
-        let mut records = match self.records() {
-            Ok(records) => records,
-            Err(e) => return Some(Err(e)),
-        };
-        let record = records.next()?;
-        Some(record.and_then(|r| ControlRecord::from_view(&r)))
     }
 
     /// The batch as an owned [`RecordBatch`], every record and header copied out of the view

@@ -5,7 +5,7 @@ use crate::checksum::{crc32, crc32c};
 use crate::compression::Compressor;
 use crate::error::{RecordsError, RecordsErrorKind};
 use crate::legacy::{MIN_SIZE_V0, MIN_SIZE_V1};
-use crate::owned::Record;
+use crate::owned::{Record, RecordBatch};
 use crate::v2::{
     BASE_TIMESTAMP_AT, COUNT_AT, CRC_AT, CRC_START, HEADER_LEN, LAST_OFFSET_DELTA_AT,
     MAX_TIMESTAMP_AT,
@@ -13,6 +13,7 @@ use crate::v2::{
 use crate::view::RecordView;
 use bytes::{BufMut, BytesMut};
 use kafka_wire_core::varint::{put_varint, put_varlong, varint_len, varlong_len};
+use kafka_wire_core::Records;
 
 /// Writes one batch into a `BytesMut`, record by record.
 ///
@@ -48,7 +49,7 @@ pub struct BatchWriter<'a> {
     start: usize,
     header: BatchHeader,
     /// True when the header's fields are written as given and each record brings its own
-    /// offset ([`RecordBatch::encode_into`](crate::owned::RecordBatch::encode_into)); false when the
+    /// offset ([`RecordBatch::encode_into`](RecordBatch::encode_into)); false when the
     /// writer computes them, as a producer does.
     exact: bool,
     /// `None` while writing an uncompressed batch straight into `out`.
@@ -169,7 +170,7 @@ impl<'a> BatchWriter<'a> {
     }
 
     /// Appends an owned record: its timestamp, key, value and headers. Its offset is the next
-    /// one (for [`RecordBatch::encode_into`](crate::owned::RecordBatch::encode_into), its own).
+    /// one (for [`RecordBatch::encode_into`](RecordBatch::encode_into), its own).
     pub fn append_record(&mut self, record: &Record) -> Result<(), RecordsError> {
         let headers = record
             .headers
@@ -645,4 +646,23 @@ fn put_bytes<B: BufMut>(out: &mut B, bytes: Option<&[u8]>) {
 
 pub(crate) fn to_i32(size: usize) -> Result<i32, RecordsError> {
     i32::try_from(size).map_err(|_| RecordsError::new(RecordsErrorKind::TooLarge { size }))
+}
+
+impl RecordBatch {
+    /// Writes the batch, exactly as its fields say (lengths and checksums computed), appending
+    /// to `out`. Magic 0 and 1 write one message per record, or one compressed wrapper.
+    pub fn encode_into(&self, out: &mut BytesMut) -> Result<(), RecordsError> {
+        let mut writer = BatchWriter::exact(out, &self.header)?;
+        for record in &self.records {
+            writer.append_record(record)?;
+        }
+        writer.finish().map(drop)
+    }
+
+    /// The batch's bytes, ready for a Produce request's records field.
+    pub fn encode(&self) -> Result<Records, RecordsError> {
+        let mut out = BytesMut::new();
+        self.encode_into(&mut out)?;
+        Ok(Records::new(out.freeze()))
+    }
 }
