@@ -5,10 +5,11 @@ crate renames another with `extern crate ... as`.
     python3 tools/check-modules.py          # from the repository root; exit 1 on a finding
 
 A file imports another when its code names a path into the other's module (`use
-crate::writer::BatchWriter`, `super::builder::f(...)`, `crate::{a::B, c}`), comments aside. A
-crate root (`lib.rs`, `main.rs`) and a directory module's `mod.rs` that only declare modules and
-re-export their items are the crate's front, not a room: paths through them are not counted as
-importing them, nor their re-exports as importing the modules they come from.
+crate::writer::BatchWriter`, `super::builder::f(...)`, `crate::{a::B, c}`), comments and an
+inline test module at the end of the file aside. A
+crate root (`lib.rs`, `main.rs`) or a directory module's `mod.rs` that only declares modules and
+re-exports their items, owning none, is the crate's front, not a room: paths through it are not
+counted as importing it, nor its re-exports as importing the modules they come from.
 """
 
 import re
@@ -26,8 +27,12 @@ IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 
 
 def strip_comments(text):
+    """The code of a file without its comments and without an inline test module at its end
+    (whose `super` is the file itself)."""
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    return "\n".join(re.sub(r"//.*", "", line) for line in text.splitlines())
+    text = "\n".join(re.sub(r"//.*", "", line) for line in text.splitlines())
+    tests = re.search(r"(?m)^#\[cfg\(test\)\]\s*\nmod \w+ \{", text)
+    return text[: tests.start()] if tests else text
 
 
 def module_of(src, path):
@@ -109,7 +114,18 @@ def references(src, path, text):
 
 
 def front(path):
-    return path.name in ("lib.rs", "main.rs", "mod.rs")
+    """Whether `path` is a front: a crate root or a directory module that declares modules and
+    re-exports, and owns no item of its own."""
+    if path.name not in ("lib.rs", "main.rs", "mod.rs"):
+        return False
+    text = strip_comments(path.read_text(encoding="utf-8"))
+    # Items a pure front would not hold (a crate root's `__private` module aside).
+    own = re.search(
+        r"(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+fn|fn|struct|enum|union|trait|impl|"
+        r"static|const|macro_rules!|type)\b",
+        text,
+    )
+    return own is None or path.name == "main.rs"
 
 
 def main():

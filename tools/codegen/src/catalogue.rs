@@ -7,9 +7,11 @@
 use crate::check;
 use crate::emit::api_set::{header_v0, ApiSet, Variant};
 use crate::emit::{self, ident, inner_doc, message, snake_case, support, Home};
+use crate::error::Error;
+use crate::merge::merge_sets;
 use crate::model::{Api, Message};
+use crate::schema::SchemaSet;
 use crate::schema::{Kind, VersionRange};
-use crate::{merge_sets, Error, SchemaSet};
 use proc_macro2::TokenStream;
 use quote::quote;
 use serde_json::{json, Value};

@@ -1,9 +1,11 @@
 //! Merging one schema across releases: each version from the newest release that speaks it,
 //! the releases' bytes checked to agree, each field's versions gathered into ranges.
 
+use crate::check;
 use crate::compat;
+use crate::error::Error;
 use crate::model::{Message, Struct};
-use crate::schema::{DefaultValue, Field, Schema, Ty, VersionRange};
+use crate::schema::{DefaultValue, Field, Schema, SchemaSet, Ty, VersionRange};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What one version of one release says about a field. Everything but `ignorable`,
@@ -376,5 +378,38 @@ fn merge_struct(
         })
     } else {
         Err(errors)
+    }
+}
+
+/// Merges releases (oldest first) into one model per message, sorted by identity, and checks
+/// it.
+pub fn merge_sets(sets: &[SchemaSet]) -> Result<Vec<Message>, Error> {
+    // identity -> one schema per release that has it, oldest first.
+    let mut by_id: BTreeMap<String, Vec<(String, Schema)>> = BTreeMap::new();
+    for set in sets {
+        for s in &set.schemas {
+            by_id
+                .entry(compat::identity(s))
+                .or_default()
+                .push((set.release.clone(), s.clone()));
+        }
+    }
+    let unstable = unstable_versions(&by_id);
+    let mut messages = Vec::new();
+    let mut problems = Vec::new();
+    for versions in by_id.values() {
+        // The newest release names the message.
+        let name = &versions[versions.len() - 1].1.name;
+        match merge(name, versions, &unstable) {
+            Ok(Some(m)) => messages.push(m),
+            Ok(None) => {}
+            Err(mut e) => problems.append(&mut e),
+        }
+    }
+    problems.extend(check::messages(&messages));
+    if problems.is_empty() {
+        Ok(messages)
+    } else {
+        Err(Error { problems })
     }
 }

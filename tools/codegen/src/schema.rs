@@ -1,11 +1,12 @@
 //! The parsed schema: one file of Kafka's JSON message format (with `//` comment lines) as a
-//! typed model, ranges as [`Versions`], fields as structs, defaults read for their type.
+//! typed model, ranges as [`VersionRange`], fields as structs, defaults read for their type.
 
+use crate::error::Error;
 use kafka_wire_schema::rules;
 pub use kafka_wire_schema::VersionRange;
 use serde_json::Value;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// What a schema file describes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -424,6 +425,54 @@ fn field(owner: &Object, value: &Value) -> Result<Field, String> {
         ty,
         name: inline.at,
     })
+}
+
+/// A folder of schemas: the `.json` files in it, by file name; named after the folder (the
+/// release, for Kafka's).
+#[derive(Debug, Clone)]
+pub struct SchemaSet {
+    pub release: String,
+    pub schemas: Vec<Schema>,
+    /// The files read, for a build script to watch.
+    pub files: Vec<PathBuf>,
+}
+
+impl SchemaSet {
+    /// Reads every `.json` file of `dir`, or the one file `dir` names.
+    pub fn load(dir: impl AsRef<Path>) -> Result<SchemaSet, Error> {
+        let dir = dir.as_ref();
+        let release = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| dir.display().to_string());
+        let mut files: Vec<PathBuf> = if dir.is_file() {
+            vec![dir.to_path_buf()]
+        } else {
+            std::fs::read_dir(dir)
+                .map_err(|e| Error::one(format!("{}: {e}", dir.display())))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .collect()
+        };
+        files.sort();
+        let mut schemas = Vec::new();
+        let mut problems = Vec::new();
+        for file in &files {
+            match Schema::load(file) {
+                Ok(s) => schemas.push(s),
+                Err(e) => problems.push(format!("{}: {e}", file.display())),
+            }
+        }
+        if problems.is_empty() {
+            Ok(SchemaSet {
+                release,
+                schemas,
+                files,
+            })
+        } else {
+            Err(Error { problems })
+        }
+    }
 }
 
 #[cfg(test)]
