@@ -13,7 +13,7 @@ use kafka_wire::messages::{
     MetadataRequest, MetadataResponse, RequestHeader, ResponseHeader,
 };
 use kafka_wire::tokio::{ClientCodec, CodecError, Response, ServerCodec};
-use kafka_wire::{ApiSet, DecodeErrorKind, EncodeErrorKind, ErrorCode, KafkaString};
+use kafka_wire::{ApiSet, ErrorCode, ErrorKind, KafkaString};
 use std::future::Future;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -99,12 +99,12 @@ async fn write_in_pieces(stream: &mut TcpStream, bytes: &[u8], cuts: &[usize]) {
     }
 }
 
-fn is_decode_error(err: &CodecError, check: impl Fn(&DecodeErrorKind) -> bool) -> bool {
+fn is_decode_error(err: &CodecError, check: impl Fn(&ErrorKind) -> bool) -> bool {
     matches!(err, CodecError::Decode(e) if check(e.kind()))
 }
 
-fn too_large(kind: &DecodeErrorKind, size: usize, max: usize) -> bool {
-    *kind == DecodeErrorKind::FrameTooLarge { size, max }
+fn too_large(kind: &ErrorKind, size: usize, max: usize) -> bool {
+    *kind == ErrorKind::FrameTooLarge { size, max }
 }
 
 /// Several requests in flight, two of them of one API at different versions, answered in the
@@ -357,7 +357,7 @@ fn end_of_stream_inside_a_frame_is_an_error() {
         let (needed, available) = (frame.len(), frame.len() - 1);
         assert!(
             is_decode_error(&err, |k| *k
-                == DecodeErrorKind::UnexpectedEof { needed, available }),
+                == ErrorKind::UnexpectedEof { needed, available }),
             "{err}"
         );
     })
@@ -541,7 +541,7 @@ fn refused_writes_leave_the_buffer_as_it_was() {
         assert!(
             matches!(&err, CodecError::Encode(e) if matches!(
                 e.kind(),
-                EncodeErrorKind::UnsupportedVersion { .. } | EncodeErrorKind::HeaderMismatch { .. }
+                ErrorKind::UnsupportedVersion { .. } | ErrorKind::HeaderMismatch { .. }
             )),
             "{err}"
         );
@@ -578,8 +578,7 @@ fn negative_size_stops_the_decoder() {
     let mut buf = BytesMut::from(&(-5i32).to_be_bytes()[..]);
     let err = server.decode(&mut buf).unwrap_err();
     assert!(
-        is_decode_error(&err, |k| *k
-            == DecodeErrorKind::NegativeLength { length: -5 }),
+        is_decode_error(&err, |k| *k == ErrorKind::NegativeLength { length: -5 }),
         "{err}"
     );
     let mut valid = request_frame(

@@ -4,10 +4,7 @@
 
 use bytes::Bytes;
 use kafka_wire::messages::write_txn_markers_request::{WritableTxnMarker, WriteTxnMarkersRequest};
-use kafka_wire::{
-    Decode, DecodeErrorKind, Encode, EncodeErrorKind, KafkaMessage, KafkaString,
-    UnknownTaggedFields,
-};
+use kafka_wire::{Decode, Encode, ErrorKind, KafkaMessage, KafkaString, UnknownTaggedFields};
 use kafka_wire_tests::sink::{Everything, Item};
 use kafka_wire_tests::to_hex;
 
@@ -16,7 +13,7 @@ fn non_ignorable_field_in_a_version_that_lacks_it_is_an_encode_error() {
     let mut value = Everything::schema_default();
     value.new_str = KafkaString::from_static("set");
     let err = value.encode_to_bytes(3).unwrap_err();
-    assert_eq!(*err.kind(), EncodeErrorKind::NonDefaultField { version: 3 });
+    assert_eq!(*err.kind(), ErrorKind::NonDefaultField { version: 3 });
     assert_eq!(err.path(), "Everything.new_str");
     assert_eq!(
         err.to_string(),
@@ -74,12 +71,12 @@ fn versions_outside_the_message_range_are_errors() {
     for version in [-1, 3, i16::MAX] {
         let err = value.encode_to_bytes(version).unwrap_err();
         assert!(
-            matches!(err.kind(), EncodeErrorKind::UnsupportedVersion { .. }),
+            matches!(err.kind(), ErrorKind::UnsupportedVersion { .. }),
             "{err}"
         );
         let err = WriteTxnMarkersRequest::decode_exact(&[0u8, 0, 0, 0][..], version).unwrap_err();
         assert!(
-            matches!(err.kind(), DecodeErrorKind::UnsupportedVersion { version: v, .. } if *v == version)
+            matches!(err.kind(), ErrorKind::UnsupportedVersion { version: v, .. } if *v == version)
         );
         assert_eq!(err.to_string(), format!("WriteTxnMarkersRequest: version {version} is not supported (valid versions: 0-2) at byte 0"));
     }
@@ -91,7 +88,7 @@ fn null_in_a_version_that_is_not_nullable() {
     let mut value = Everything::schema_default();
     value.maybe_name = None;
     let err = value.encode_to_bytes(0).unwrap_err();
-    assert_eq!(*err.kind(), EncodeErrorKind::UnexpectedNull { version: 0 });
+    assert_eq!(*err.kind(), ErrorKind::UnexpectedNull { version: 0 });
     assert_eq!(err.path(), "Everything.maybe_name");
     // Sized as a null would be (-1, as long as the empty string's length prefix).
     let mut empty = value.clone();
@@ -206,7 +203,7 @@ fn unknown_tags_cannot_be_written_in_a_classic_version() {
     let err = request.encode_to_bytes(0).unwrap_err();
     assert_eq!(
         *err.kind(),
-        EncodeErrorKind::TaggedFieldsInClassicVersion { version: 0 }
+        ErrorKind::TaggedFieldsInClassicVersion { version: 0 }
     );
     assert_eq!(err.path(), "WriteTxnMarkersRequest.unknown_tagged_fields");
     assert!(request.encode_to_bytes(1).is_ok());
@@ -221,7 +218,7 @@ fn value_too_long_for_its_length_prefix() {
         let err = value.encode_to_bytes(version).unwrap_err();
         assert_eq!(
             *err.kind(),
-            EncodeErrorKind::TooLong {
+            ErrorKind::TooLong {
                 length: 32_768,
                 max: 32_767
             }
@@ -263,7 +260,7 @@ fn tagged_field_too_long_for_its_size_is_refused_before_it_is_written() {
     let mut out = Vec::new();
     let err = value.encode(&mut out, 3).unwrap_err();
     assert!(
-        matches!(err.kind(), EncodeErrorKind::TooLong { length, max } if *length > *max && *max == i32::MAX as usize),
+        matches!(err.kind(), ErrorKind::TooLong { length, max } if *length > *max && *max == i32::MAX as usize),
         "{err}"
     );
     assert_eq!(err.path(), "Everything.tagged_items");
@@ -292,7 +289,7 @@ fn encode_to_bytes_refuses_a_size_no_frame_can_carry_before_reserving_it() {
     let err = value.encode_to_bytes(3).unwrap_err();
     assert_eq!(
         *err.kind(),
-        EncodeErrorKind::TooLong {
+        ErrorKind::TooLong {
             length: len,
             max: i32::MAX as usize
         }
@@ -303,7 +300,7 @@ fn encode_to_bytes_refuses_a_size_no_frame_can_carry_before_reserving_it() {
 fn null_received_where_the_version_forbids_it() {
     // Header v0: client_id nullable, rack not: a -1 rack is an error naming the field.
     let err = Header::decode_exact(Bytes::from_static(&[0xff, 0xff, 0xff, 0xff]), 0).unwrap_err();
-    assert_eq!(*err.kind(), DecodeErrorKind::UnexpectedNull { version: 0 });
+    assert_eq!(*err.kind(), ErrorKind::UnexpectedNull { version: 0 });
     assert_eq!(err.path(), "Header.rack");
     assert_eq!(err.offset(), Some(2));
 }

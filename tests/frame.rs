@@ -11,9 +11,7 @@ use kafka_wire::messages::{
     LeaderAndIsrRequest, MetadataRequest, ProduceRequest, RequestHeader, ResponseHeader,
     WriteTxnMarkersRequest,
 };
-use kafka_wire::{
-    ApiMessage, ApiSet, DecodeErrorKind, Encode, EncodeErrorKind, KafkaString, RawTaggedField,
-};
+use kafka_wire::{ApiMessage, ApiSet, Encode, ErrorKind, KafkaString, RawTaggedField};
 use kafka_wire_tests::{catalogue_vectors, from_hex};
 
 /// Kafka's request and response facts for the API of request `R`.
@@ -125,7 +123,7 @@ fn split_frame_waits_for_whole_frames_and_enforces_the_maximum() {
     let err = frame::split_frame(&mut huge, DEFAULT_MAX_FRAME_SIZE).unwrap_err();
     assert_eq!(
         *err.kind(),
-        DecodeErrorKind::FrameTooLarge {
+        ErrorKind::FrameTooLarge {
             size: 0x7fff_ffff,
             max: DEFAULT_MAX_FRAME_SIZE
         }
@@ -133,7 +131,7 @@ fn split_frame_waits_for_whole_frames_and_enforces_the_maximum() {
     let mut negative = BytesMut::from(&[0xff, 0xff, 0xff, 0xfe][..]);
     assert!(matches!(
         frame::split_frame(&mut negative, 100).unwrap_err().kind(),
-        DecodeErrorKind::NegativeLength { length: -2 }
+        ErrorKind::NegativeLength { length: -2 }
     ));
 }
 
@@ -146,19 +144,19 @@ fn trailing_bytes_unknown_keys_and_mismatches_are_errors() {
     let mut contents = BytesMut::from(&wire[4..]);
     contents.put_u8(0);
     let err = frame::decode_request::<RequestBody>(contents.freeze()).unwrap_err();
-    assert_eq!(*err.kind(), DecodeErrorKind::TrailingBytes { count: 1 });
+    assert_eq!(*err.kind(), ErrorKind::TrailingBytes { count: 1 });
     assert_eq!(err.offset(), Some(wire.len() - 4));
 
     let err =
         frame::decode_request::<RequestBody>(Bytes::from_static(&[0x7f, 0x00, 0, 0, 0, 0, 0, 1]))
             .unwrap_err();
-    assert_eq!(*err.kind(), DecodeErrorKind::UnknownApiKey { key: 0x7f00 });
+    assert_eq!(*err.kind(), ErrorKind::UnknownApiKey { key: 0x7f00 });
     let err =
         frame::decode_request::<RequestBody>(Bytes::from_static(&[0, 3, 0x7f, 0, 0, 0, 0, 1]))
             .unwrap_err();
     assert!(matches!(
         err.kind(),
-        DecodeErrorKind::UnsupportedVersion {
+        ErrorKind::UnsupportedVersion {
             version: 0x7f00,
             ..
         }
@@ -168,7 +166,7 @@ fn trailing_bytes_unknown_keys_and_mismatches_are_errors() {
     let err = frame::encode_request(&mut BytesMut::new(), &wrong, &body).unwrap_err();
     assert_eq!(
         *err.kind(),
-        EncodeErrorKind::HeaderMismatch {
+        ErrorKind::HeaderMismatch {
             header_key: 1,
             body_key: 3
         }
@@ -228,7 +226,7 @@ fn librdkafka_metadata_v9_is_read_leniently_and_refused_strictly() {
     );
 
     let err = frame::decode_request::<RequestBody>(contents.clone()).unwrap_err();
-    assert_eq!(*err.kind(), DecodeErrorKind::TrailingBytes { count: 1 });
+    assert_eq!(*err.kind(), ErrorKind::TrailingBytes { count: 1 });
     assert_eq!(err.offset(), Some(contents.len() - 1));
 
     // The same frame off a stream, with its size.
@@ -281,11 +279,7 @@ fn lenient_and_strict_readers_differ_only_in_what_follows_the_body() {
                 if !extra.is_empty() {
                     let err = frame::decode_request::<RequestBody>(Bytes::from(with)).unwrap_err();
                     let count = extra.len();
-                    assert_eq!(
-                        *err.kind(),
-                        DecodeErrorKind::TrailingBytes { count },
-                        "{label}"
-                    );
+                    assert_eq!(*err.kind(), ErrorKind::TrailingBytes { count }, "{label}");
                     assert_eq!(err.offset(), Some(contents.len()), "{label}");
                 }
             }
@@ -325,11 +319,7 @@ fn lenient_and_strict_readers_differ_only_in_what_follows_the_body() {
                         frame::decode_response::<ResponseBody>(Bytes::from(with), key, version)
                             .unwrap_err();
                     let count = extra.len();
-                    assert_eq!(
-                        *err.kind(),
-                        DecodeErrorKind::TrailingBytes { count },
-                        "{label}"
-                    );
+                    assert_eq!(*err.kind(), ErrorKind::TrailingBytes { count }, "{label}");
                     assert_eq!(err.offset(), Some(contents.len()), "{label}");
                 }
             }
@@ -411,7 +401,7 @@ fn api_versions_at_an_unknown_version_is_read_as_kafka_reads_it() {
 
     let err = frame::decode_request::<RequestBody>(contents.clone()).unwrap_err();
     assert!(
-        matches!(err.kind(), DecodeErrorKind::UnsupportedVersion { version, .. } if *version == future),
+        matches!(err.kind(), ErrorKind::UnsupportedVersion { version, .. } if *version == future),
         "{err}"
     );
     let request = frame::decode_request_lenient::<RequestBody>(contents).unwrap();

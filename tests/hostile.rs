@@ -4,7 +4,7 @@
 
 use bytes::Bytes;
 use kafka_wire::messages::{WriteTxnMarkersRequest, WriteTxnMarkersResponse};
-use kafka_wire::{Decode, DecodeError, DecodeErrorKind};
+use kafka_wire::{Decode, DecodeError, ErrorKind};
 use kafka_wire_tests::{from_hex, write_txn_markers_vectors};
 use proptest::prelude::*;
 
@@ -35,9 +35,9 @@ fn every_prefix_of_every_golden_vector_is_an_error() {
             assert!(
                 matches!(
                     err.kind(),
-                    DecodeErrorKind::UnexpectedEof { .. }
-                        | DecodeErrorKind::LengthExceedsRemaining { .. }
-                        | DecodeErrorKind::CountExceedsRemaining { .. }
+                    ErrorKind::UnexpectedEof { .. }
+                        | ErrorKind::LengthExceedsRemaining { .. }
+                        | ErrorKind::CountExceedsRemaining { .. }
                 ),
                 "{} cut at {cut}: {err}",
                 vector.label()
@@ -54,7 +54,7 @@ fn forged_compact_count_fails_before_allocating() {
     let err = WriteTxnMarkersRequest::decode_exact(from_hex("ffffffff0f"), 1).unwrap_err();
     assert_eq!(
         *err.kind(),
-        DecodeErrorKind::CountExceedsRemaining {
+        ErrorKind::CountExceedsRemaining {
             count: (1 << 32) - 2,
             remaining: 0
         }
@@ -68,20 +68,20 @@ fn forged_classic_count_and_negative_lengths() {
     let err = WriteTxnMarkersRequest::decode_exact(from_hex("7fffffff"), 0).unwrap_err();
     assert!(matches!(
         err.kind(),
-        DecodeErrorKind::CountExceedsRemaining {
+        ErrorKind::CountExceedsRemaining {
             count: 0x7fff_ffff,
             ..
         }
     ));
     let err = WriteTxnMarkersRequest::decode_exact(from_hex("fffffffe"), 0).unwrap_err();
-    assert_eq!(*err.kind(), DecodeErrorKind::NegativeLength { length: -2 });
+    assert_eq!(*err.kind(), ErrorKind::NegativeLength { length: -2 });
     // A null markers array where the schema has no nullable versions.
     let err = WriteTxnMarkersRequest::decode_exact(from_hex("ffffffff"), 0).unwrap_err();
-    assert_eq!(*err.kind(), DecodeErrorKind::UnexpectedNull { version: 0 });
+    assert_eq!(*err.kind(), ErrorKind::UnexpectedNull { version: 0 });
     // One marker whose one topic name claims -7 bytes.
     let marker = "00000001".to_owned() + "0000000000000001" + "0001" + "01" + "00000001" + "fff9";
     let err = WriteTxnMarkersRequest::decode_exact(from_hex(&marker), 0).unwrap_err();
-    assert_eq!(*err.kind(), DecodeErrorKind::NegativeLength { length: -7 });
+    assert_eq!(*err.kind(), ErrorKind::NegativeLength { length: -7 });
     assert_eq!(
         err.path(),
         "WriteTxnMarkersRequest.markers[0].topics[0].name"
@@ -92,9 +92,9 @@ fn forged_classic_count_and_negative_lengths() {
 #[test]
 fn bad_varints_are_rejected() {
     let err = WriteTxnMarkersRequest::decode_exact(from_hex("ffffffffff"), 1).unwrap_err();
-    assert_eq!(*err.kind(), DecodeErrorKind::VarintTooLong);
+    assert_eq!(*err.kind(), ErrorKind::VarintTooLong);
     let err = WriteTxnMarkersRequest::decode_exact(from_hex("ffffffff1f"), 1).unwrap_err();
-    assert_eq!(*err.kind(), DecodeErrorKind::VarintOverflow);
+    assert_eq!(*err.kind(), ErrorKind::VarintOverflow);
 }
 
 #[test]
@@ -112,7 +112,7 @@ fn invalid_utf8_names_the_field() {
         + "00"
         + "00";
     let err = WriteTxnMarkersRequest::decode_exact(from_hex(&hex), 1).unwrap_err();
-    assert_eq!(*err.kind(), DecodeErrorKind::InvalidUtf8);
+    assert_eq!(*err.kind(), ErrorKind::InvalidUtf8);
     assert_eq!(
         err.path(),
         "WriteTxnMarkersRequest.markers[0].topics[0].name"
@@ -125,7 +125,7 @@ fn tagged_field_size_past_the_end() {
     let err = WriteTxnMarkersRequest::decode_exact(from_hex("01010709aa"), 1).unwrap_err();
     assert_eq!(
         *err.kind(),
-        DecodeErrorKind::LengthExceedsRemaining {
+        ErrorKind::LengthExceedsRemaining {
             length: 9,
             remaining: 1
         }
@@ -135,7 +135,7 @@ fn tagged_field_size_past_the_end() {
     let err = WriteTxnMarkersRequest::decode_exact(from_hex("017f"), 1).unwrap_err();
     assert!(matches!(
         err.kind(),
-        DecodeErrorKind::CountExceedsRemaining { count: 127, .. }
+        ErrorKind::CountExceedsRemaining { count: 127, .. }
     ));
 }
 
@@ -167,7 +167,7 @@ fn error_message_reads_as_documented() {
 #[test]
 fn trailing_bytes_are_reported_by_decode_exact() {
     let err = WriteTxnMarkersRequest::decode_exact(from_hex("0000000000"), 0).unwrap_err();
-    assert_eq!(*err.kind(), DecodeErrorKind::TrailingBytes { count: 1 });
+    assert_eq!(*err.kind(), ErrorKind::TrailingBytes { count: 1 });
     assert_eq!(err.offset(), Some(4));
 }
 

@@ -7,11 +7,10 @@
 
 use bytes::Bytes;
 use kafka_wire::records::{
-    compress, Compression, DecodeLimits, Record, RecordBatchBuilder, RecordsError,
-    RecordsErrorKind, RecordsReader,
+    compress, Compression, DecodeLimits, Record, RecordBatchBuilder, RecordsError, RecordsReader,
 };
 use kafka_wire::varint::put_varint;
-use kafka_wire::DecodeErrorKind;
+use kafka_wire::ErrorKind;
 use kafka_wire_tests::batches::{body_with_header_count, legacy_wrapper, record, v2_batch};
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
@@ -46,7 +45,7 @@ fn first_error(input: Bytes, limits: DecodeLimits) -> Option<RecordsError> {
 /// Reads `input` through the views and returns the kind of the first error and the bytes
 /// allocated: every allocation plus every growth by reallocation, an upper bound of the peak.
 /// The owned form must meet the same error.
-fn read(input: &[u8], limits: DecodeLimits) -> (Option<RecordsErrorKind>, usize) {
+fn read(input: &[u8], limits: DecodeLimits) -> (Option<ErrorKind>, usize) {
     let input = Bytes::copy_from_slice(input);
     let region = Region::new(GLOBAL);
     let error = first_error(input.clone(), limits);
@@ -74,7 +73,7 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
                      input: &[u8],
                      limits: DecodeLimits,
                      bound: usize,
-                     want: &dyn Fn(&RecordsErrorKind) -> bool| {
+                     want: &dyn Fn(&ErrorKind) -> bool| {
         let (kind, allocated) = read(input, limits);
         let kind = kind.unwrap_or_else(|| panic!("{name}: no error"));
         assert!(want(&kind), "{name}: {kind:?}");
@@ -94,10 +93,10 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
     check("record count 2^31-1", &batch, small, 4 * KIB, &|k| {
         matches!(
             k,
-            RecordsErrorKind::Decode(DecodeErrorKind::CountExceedsRemaining {
+            ErrorKind::CountExceedsRemaining {
                 count: 2147483647,
                 remaining: 24
-            })
+            }
         )
     });
     // 2^31-1 headers in one record.
@@ -108,10 +107,10 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
     check("header count 2^31-1", &batch, small, 4 * KIB, &|k| {
         matches!(
             k,
-            RecordsErrorKind::Decode(DecodeErrorKind::CountExceedsRemaining {
+            ErrorKind::CountExceedsRemaining {
                 count: 2147483647,
                 ..
-            })
+            }
         )
     });
     // Negative counts.
@@ -120,19 +119,11 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
         &v2_batch(-1, 0, &one, false),
         small,
         4 * KIB,
-        &|k| {
-            matches!(
-                k,
-                RecordsErrorKind::Decode(DecodeErrorKind::NegativeLength { length: -1 })
-            )
-        },
+        &|k| matches!(k, ErrorKind::NegativeLength { length: -1 }),
     );
     let batch = v2_batch(1, 0, &record(&body_with_header_count(-5, &[])), false);
     check("header count -5", &batch, small, 4 * KIB, &|k| {
-        matches!(
-            k,
-            RecordsErrorKind::Decode(DecodeErrorKind::NegativeLength { length: -5 })
-        )
+        matches!(k, ErrorKind::NegativeLength { length: -5 })
     });
     // A bad CRC.
     check(
@@ -140,7 +131,7 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
         &v2_batch(1, 0, &one, true),
         small,
         4 * KIB,
-        &|k| matches!(k, RecordsErrorKind::CrcMismatch { .. }),
+        &|k| matches!(k, ErrorKind::CrcMismatch { .. }),
     );
     // A key length past the end of its record.
     let mut body = vec![0u8, 0, 0];
@@ -151,15 +142,7 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
         &v2_batch(1, 0, &record(&body), false),
         small,
         4 * KIB,
-        &|k| {
-            matches!(
-                k,
-                RecordsErrorKind::Decode(DecodeErrorKind::LengthExceedsRemaining {
-                    length: 1000,
-                    ..
-                })
-            )
-        },
+        &|k| matches!(k, ErrorKind::LengthExceedsRemaining { length: 1000, .. }),
     );
     // A record length past the end of the batch.
     let mut payload = Vec::new();
@@ -170,15 +153,7 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
         &v2_batch(1, 0, &payload, false),
         small,
         4 * KIB,
-        &|k| {
-            matches!(
-                k,
-                RecordsErrorKind::Decode(DecodeErrorKind::LengthExceedsRemaining {
-                    length: 500,
-                    ..
-                })
-            )
-        },
+        &|k| matches!(k, ErrorKind::LengthExceedsRemaining { length: 500, .. }),
     );
     // Truncated varints: cut at the end of the record, too long, too wide.
     let body = [0u8, 0, 0, 0x04, b'a', b'b', 0x80, 0x80];
@@ -187,12 +162,7 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
         &v2_batch(1, 0, &record(&body), false),
         small,
         4 * KIB,
-        &|k| {
-            matches!(
-                k,
-                RecordsErrorKind::Decode(DecodeErrorKind::UnexpectedEof { .. })
-            )
-        },
+        &|k| matches!(k, ErrorKind::UnexpectedEof { .. }),
     );
     let body = [0u8, 0, 0x80, 0x80, 0x80, 0x80, 0x80, 0];
     check(
@@ -200,7 +170,7 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
         &v2_batch(1, 0, &record(&body), false),
         small,
         4 * KIB,
-        &|k| matches!(k, RecordsErrorKind::Decode(DecodeErrorKind::VarintTooLong)),
+        &|k| matches!(k, ErrorKind::VarintTooLong),
     );
     let body = [0u8, 0, 0xff, 0xff, 0xff, 0xff, 0x7f];
     check(
@@ -208,7 +178,7 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
         &v2_batch(1, 0, &record(&body), false),
         small,
         4 * KIB,
-        &|k| matches!(k, RecordsErrorKind::Decode(DecodeErrorKind::VarintOverflow)),
+        &|k| matches!(k, ErrorKind::VarintOverflow),
     );
     let body = [
         0u8, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0,
@@ -218,13 +188,13 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
         &v2_batch(1, 0, &record(&body), false),
         small,
         4 * KIB,
-        &|k| matches!(k, RecordsErrorKind::Decode(DecodeErrorKind::VarintTooLong)),
+        &|k| matches!(k, ErrorKind::VarintTooLong),
     );
     // A batch size field below the header.
     let mut batch = v2_batch(1, 0, &one, false);
     batch[8..12].copy_from_slice(&20i32.to_be_bytes());
     check("batch size 20", &batch, small, 4 * KIB, &|k| {
-        matches!(k, RecordsErrorKind::BatchTooSmall { size: 20, .. })
+        matches!(k, ErrorKind::BatchTooSmall { size: 20, .. })
     });
     // Codec bits 5, and an unknown magic.
     check(
@@ -232,12 +202,12 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
         &v2_batch(1, 5, &one, false),
         small,
         4 * KIB,
-        &|k| matches!(k, RecordsErrorKind::UnsupportedCompression { codec: 5 }),
+        &|k| matches!(k, ErrorKind::UnsupportedCompression { codec: 5 }),
     );
     let mut batch = v2_batch(1, 0, &one, false);
     batch[16] = 3;
     check("magic 3", &batch, small, 4 * KIB, &|k| {
-        matches!(k, RecordsErrorKind::UnsupportedMagic { magic: 3 })
+        matches!(k, ErrorKind::UnsupportedMagic { magic: 3 })
     });
     // A legacy message claiming more than it has is a truncated tail, not an error.
     let mut message = legacy_wrapper(0, b"v");
@@ -268,13 +238,13 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
         // allowed (gzip's window, lz4's block buffers, zstd's window and tables).
         let bound = limit + 512 * KIB;
         check(&name, &batch, limits, bound, &|k| {
-            matches!(k, RecordsErrorKind::DecompressionLimit { limit: 1048576 })
+            matches!(k, ErrorKind::DecompressionLimit { limit: 1048576 })
         });
         if compression != Compression::Zstd {
             let wrapper = legacy_wrapper(compression.bits(), &bomb);
             let name = format!("{compression} bomb of 100 MiB, magic 1");
             check(&name, &wrapper, limits, bound, &|k| {
-                matches!(k, RecordsErrorKind::DecompressionLimit { .. })
+                matches!(k, ErrorKind::DecompressionLimit { .. })
             });
         }
     }
@@ -293,10 +263,10 @@ fn hostile_batches_are_typed_errors_and_allocate_little() {
         &|k| {
             matches!(
                 k,
-                RecordsErrorKind::Decode(DecodeErrorKind::UnexpectedEof {
+                ErrorKind::UnexpectedEof {
                     needed: 1,
                     available: 0
-                })
+                }
             )
         },
     );

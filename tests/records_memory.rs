@@ -11,10 +11,10 @@
 
 use bytes::Bytes;
 use kafka_wire::records::{
-    compress, read_all, Compression, DecodeLimits, Record, RecordBatchBuilder, RecordsErrorKind,
-    RecordsReader,
+    compress, read_all, Compression, DecodeLimits, Record, RecordBatchBuilder, RecordsReader,
 };
 use kafka_wire::varint::put_varint;
+use kafka_wire::ErrorKind;
 use kafka_wire_tests::batches::{record, v2_batch};
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
@@ -33,7 +33,7 @@ fn allocated<T>(f: impl FnOnce() -> T) -> (T, usize) {
 }
 
 /// What reading through the views gave: (records, headers), or the first error.
-type Walked = Result<(usize, usize), RecordsErrorKind>;
+type Walked = Result<(usize, usize), ErrorKind>;
 
 /// Reads every record and header of `input` through the views.
 fn walk(input: &Bytes, limits: DecodeLimits) -> Walked {
@@ -62,7 +62,7 @@ impl Report {
         input: &[u8],
         limit: usize,
         views: &dyn Fn(&Walked) -> bool,
-        owned: &dyn Fn(&Option<RecordsErrorKind>) -> bool,
+        owned: &dyn Fn(&Option<ErrorKind>) -> bool,
     ) {
         let limits = DecodeLimits {
             max_decompressed: limit,
@@ -111,7 +111,7 @@ fn small_inputs_cannot_make_the_reader_reserve_more_than_the_bound() {
             &batch,
             limit,
             &|r| *r == Ok((count, 0)),
-            &|r| matches!(r, Some(RecordsErrorKind::MemoryLimit { .. })),
+            &|r| matches!(r, Some(ErrorKind::MemoryLimit { .. })),
         );
 
         // One record with as many empty headers (null value, empty key) as fit under the limit.
@@ -128,14 +128,14 @@ fn small_inputs_cannot_make_the_reader_reserve_more_than_the_bound() {
             &batch,
             limit,
             &|r| *r == Ok((1, headers)),
-            &|r| matches!(r, Some(RecordsErrorKind::MemoryLimit { .. })),
+            &|r| matches!(r, Some(ErrorKind::MemoryLimit { .. })),
         );
     }
 
     for limit in [MIB, DecodeLimits::DEFAULT.max_decompressed] {
         let small = 16 * KIB;
         let refused = |r: &Walked| r.is_err();
-        let refused_owned = |r: &Option<RecordsErrorKind>| r.is_some();
+        let refused_owned = |r: &Option<ErrorKind>| r.is_some();
 
         // A raw snappy block whose preamble claims 64 MiB, in a 69-byte batch.
         let mut block = Vec::new();
@@ -230,7 +230,7 @@ fn small_inputs_cannot_make_the_reader_reserve_more_than_the_bound() {
         } else {
             assert_eq!(
                 read,
-                Err(RecordsErrorKind::DecompressionLimit { limit }),
+                Err(ErrorKind::DecompressionLimit { limit }),
                 "zstd window over the limit"
             );
             assert!(cost < small, "zstd window, L = {limit}: {cost} bytes");

@@ -1,5 +1,5 @@
 //! The ways code outside kafka-wire builds, reads and matches the generated messages that keep
-//! compiling when a release adds fields, versions, APIs or enum variants (README, "Stability").
+//! compiling when a release adds fields, versions, APIs or enum variants (`kafka_wire::guide::stability`).
 //! A struct literal of a generated message does not compile here: `ui/fail/semver` pins that.
 #![forbid(unsafe_code)]
 
@@ -9,8 +9,8 @@ use kafka_wire::messages::write_txn_markers_request::{
     WritableTxnMarker, WritableTxnMarkerTopic, WriteTxnMarkersRequest,
 };
 use kafka_wire::messages::LeaderAndIsrRequest;
-use kafka_wire::records::{Compression, ControlRecordType};
-use kafka_wire::{Decode, Encode, KafkaMessage, KafkaString};
+use kafka_wire::records::{Compression, ControlRecordType, RecordsReader};
+use kafka_wire::{Decode, Encode, ErrorKind, KafkaMessage, KafkaString};
 
 /// Style 1: start from `Default` and assign the fields that matter.
 fn assigned() -> WriteTxnMarkersRequest {
@@ -143,6 +143,38 @@ fn growing_enums_are_matched_with_a_wildcard() {
         describe(&other, Compression::Gzip, ControlRecordType::Other(2)),
         "another API, compressed, another control record"
     );
+}
+
+/// Errors grow too: one vocabulary of kinds, matched the same way whichever error gives it
+/// (reading or writing, a message or a record batch), with a `_` arm.
+fn describe_error(kind: &ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::UnexpectedEof { .. } => "input cut short",
+        ErrorKind::UnsupportedVersion { .. } => "a version the message lacks",
+        ErrorKind::BatchTooSmall { .. } | ErrorKind::CrcMismatch { .. } => "a damaged batch",
+        _ => "another error",
+    }
+}
+
+#[test]
+fn error_kinds_are_matched_the_same_way_for_messages_and_records() {
+    let read = WriteTxnMarkersRequest::decode_exact(&[0x00, 0x00, 0x00][..], 0);
+    let written = WriteTxnMarkersRequest::default().encode_to_bytes(9);
+    // A v2 batch whose size field claims fewer bytes than its header needs.
+    let mut batch = vec![0u8; 61];
+    batch[11] = 20;
+    batch[16] = 2;
+    let records = RecordsReader::new(batch.into()).next().unwrap();
+    assert_eq!(describe_error(read.unwrap_err().kind()), "input cut short");
+    assert_eq!(
+        describe_error(written.unwrap_err().kind()),
+        "a version the message lacks"
+    );
+    assert_eq!(
+        describe_error(records.unwrap_err().kind()),
+        "a damaged batch"
+    );
+    assert_eq!(describe_error(&ErrorKind::EmptyBatch), "another error");
 }
 
 /// A message of the application's own: not `#[non_exhaustive]`, so literals work as well as

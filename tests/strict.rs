@@ -4,10 +4,10 @@
 #![forbid(unsafe_code)]
 
 use kafka_wire::messages::{WriteTxnMarkersRequest, WriteTxnMarkersResponse};
-use kafka_wire::{Decode, DecodeErrorKind, Encode, RawTaggedField, UnknownTaggedFields};
+use kafka_wire::{Decode, Encode, ErrorKind, RawTaggedField, UnknownTaggedFields};
 use kafka_wire_tests::{from_hex, write_txn_markers_vectors};
 
-fn strict_kind(hex: &str, version: i16) -> DecodeErrorKind {
+fn strict_kind(hex: &str, version: i16) -> ErrorKind {
     let bytes = from_hex(hex);
     // Kafka's rules accept it...
     WriteTxnMarkersResponse::decode_exact(bytes.clone(), version).expect("lenient decode");
@@ -21,22 +21,13 @@ fn strict_kind(hex: &str, version: i16) -> DecodeErrorKind {
 #[test]
 fn non_minimal_varints_are_refused_in_lengths_and_tagged_sections() {
     // No markers: the compact count 1 (0 items) written as `81 00`.
-    assert_eq!(strict_kind("810000", 1), DecodeErrorKind::NonMinimalVarint);
+    assert_eq!(strict_kind("810000", 1), ErrorKind::NonMinimalVarint);
     // The tagged-section count 1 as `81 00`, then tag 7 with 0 bytes.
-    assert_eq!(
-        strict_kind("0181000700", 1),
-        DecodeErrorKind::NonMinimalVarint
-    );
+    assert_eq!(strict_kind("0181000700", 1), ErrorKind::NonMinimalVarint);
     // The tag written as `87 00`.
-    assert_eq!(
-        strict_kind("0101870000", 1),
-        DecodeErrorKind::NonMinimalVarint
-    );
+    assert_eq!(strict_kind("0101870000", 1), ErrorKind::NonMinimalVarint);
     // The size written as `80 00`.
-    assert_eq!(
-        strict_kind("0101078000", 1),
-        DecodeErrorKind::NonMinimalVarint
-    );
+    assert_eq!(strict_kind("0101078000", 1), ErrorKind::NonMinimalVarint);
 }
 
 #[test]
@@ -44,7 +35,7 @@ fn tags_must_increase() {
     // Two unknown tags, 9 then 3.
     assert_eq!(
         strict_kind("010209000300", 1),
-        DecodeErrorKind::TaggedFieldsOutOfOrder {
+        ErrorKind::TaggedFieldsOutOfOrder {
             previous: 9,
             tag: 3
         }
@@ -52,7 +43,7 @@ fn tags_must_increase() {
     // The same tag twice.
     assert_eq!(
         strict_kind("010205000500", 1),
-        DecodeErrorKind::TaggedFieldsOutOfOrder {
+        ErrorKind::TaggedFieldsOutOfOrder {
             previous: 5,
             tag: 5
         }
@@ -66,7 +57,7 @@ fn tags_must_increase() {
 #[test]
 fn trailing_bytes_are_refused() {
     let err = WriteTxnMarkersResponse::decode_strict(from_hex("010000"), 1).unwrap_err();
-    assert_eq!(err.kind(), &DecodeErrorKind::TrailingBytes { count: 1 });
+    assert_eq!(err.kind(), &ErrorKind::TrailingBytes { count: 1 });
 }
 
 #[test]
@@ -96,7 +87,7 @@ fn golden_vectors_read_the_same_strictly() {
             // Only the vectors made to carry unknown tags may use an order strict mode refuses.
             Err(e) => assert!(
                 v.case.contains("unknown")
-                    && matches!(e.kind(), DecodeErrorKind::TaggedFieldsOutOfOrder { .. }),
+                    && matches!(e.kind(), ErrorKind::TaggedFieldsOutOfOrder { .. }),
                 "{}: {e}",
                 v.label()
             ),

@@ -4,7 +4,7 @@
 
 use bytes::Bytes;
 use kafka_wire::{
-    Decode, DecodeErrorKind, Encode, KafkaMessage, KafkaString, RawTaggedField, UnknownTaggedFields,
+    Decode, Encode, ErrorKind, KafkaMessage, KafkaString, RawTaggedField, UnknownTaggedFields,
 };
 use kafka_wire_tests::{from_hex, to_hex};
 
@@ -135,7 +135,7 @@ fn known_field_must_use_exactly_its_declared_size() {
     let err = Tagged::decode_exact(from_hex("0001000500000001ff"), 3).unwrap_err();
     assert_eq!(
         *err.kind(),
-        DecodeErrorKind::TaggedFieldSize {
+        ErrorKind::TaggedFieldSize {
             tag: 0,
             declared: 5,
             used: 4
@@ -145,7 +145,7 @@ fn known_field_must_use_exactly_its_declared_size() {
     let err = Tagged::decode_exact(from_hex("000100020000"), 3).unwrap_err();
     assert!(matches!(
         err.kind(),
-        DecodeErrorKind::UnexpectedEof {
+        ErrorKind::UnexpectedEof {
             needed: 4,
             available: 2
         }
@@ -158,7 +158,7 @@ fn known_field_must_use_exactly_its_declared_size() {
 fn struct_without_a_place_for_unknown_tags_rejects_them() {
     // Holder: Strict { id 1, one unknown tag 4 }, then Holder's own empty section.
     let err = Holder::decode_exact(from_hex("0101040000"), 0).unwrap_err();
-    assert_eq!(*err.kind(), DecodeErrorKind::UnknownTaggedField { tag: 4 });
+    assert_eq!(*err.kind(), ErrorKind::UnknownTaggedField { tag: 4 });
     assert_eq!(err.path(), "Holder.strict");
     assert!(Holder::decode_exact(from_hex("010000"), 0).is_ok());
 }

@@ -17,8 +17,9 @@ use kafka_wire::messages::{
 };
 use kafka_wire::records::{
     read_all, Compression, DecodeLimits, Header, Record, RecordBatch, RecordBatchBuilder,
-    RecordsError, RecordsErrorKind, RecordsReader, TimestampType, TxnMarker,
+    RecordsError, RecordsReader, TimestampType, TxnMarker,
 };
+use kafka_wire::ErrorKind;
 use kafka_wire::{ApiMessage, ApiSet, KafkaString, Message, VersionRange};
 use kafka_wire_tests::random::{Random, Rng};
 use std::fmt;
@@ -567,7 +568,7 @@ fn check_records(input: &[u8]) -> Result<Outcome, Violation> {
             }
             batches.as_slice()
         }
-        (Err(e), _) if matches!(e.kind(), RecordsErrorKind::MemoryLimit { .. }) => &[],
+        (Err(e), _) if matches!(e.kind(), ErrorKind::MemoryLimit { .. }) => &[],
         (Err(a), Err(b)) if a.kind() == b.kind() => &[],
         (owned, viewed) => {
             return Err(Violation::new(
@@ -684,7 +685,7 @@ fn check_lenient(
         }
         (Err(e), Ok(read)) => {
             let count = read.trailing_bytes;
-            if *e.kind() != (kafka_wire::DecodeErrorKind::TrailingBytes { count }) {
+            if *e.kind() != (kafka_wire::ErrorKind::TrailingBytes { count }) {
                 return disagree(format!("lenient {read:?}; strict {e}"));
             }
             let without = contents.slice(..contents.len().saturating_sub(count));

@@ -231,8 +231,8 @@ pub trait ApiSet: Sized {
     fn api(&self) -> &'static ApiInfo;
 
     /// Reads the body of API `key` at `version` from the front of `buf`. A key the set lacks
-    /// is [`UnknownApiKey`](crate::DecodeErrorKind::UnknownApiKey); a version the message
-    /// lacks is [`UnsupportedVersion`](crate::DecodeErrorKind::UnsupportedVersion).
+    /// is [`UnknownApiKey`](crate::ErrorKind::UnknownApiKey); a version the message
+    /// lacks is [`UnsupportedVersion`](crate::ErrorKind::UnsupportedVersion).
     fn decode(key: i16, buf: &mut Bytes, version: i16) -> Result<Self, DecodeError>;
 
     /// Writes the body at `version`. On error, `buf` may hold part of it.

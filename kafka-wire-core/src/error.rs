@@ -1,7 +1,9 @@
-//! Decode and encode errors: a matchable kind, the field path and, for decoding, the byte offset.
+//! The errors of reading and writing messages: one vocabulary of kinds ([`ErrorKind`]), the
+//! field path and, for reading, the byte offset.
 
-use crate::VersionRange;
+use crate::{Compression, VersionRange};
 use alloc::boxed::Box;
+use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
@@ -47,10 +49,54 @@ impl fmt::Display for Path {
     }
 }
 
-/// What went wrong while decoding.
+/// What went wrong: one vocabulary for reading and writing, messages and record batches.
+///
+/// The error types say which way and where: [`DecodeError`] (reading a message: the field
+/// path and the byte offset), [`EncodeError`] (writing a message or a record batch: the field
+/// path) and `kafka_wire::records::RecordsError` (reading record batches: the batch, the record
+/// and the byte offset). Each gives its kind with `kind()`, so that one `match` serves all
+/// three. Kinds come in groups: those of both ways, those of reading, those only record
+/// batches have when read, those of writing, and those only record batches have when written.
+///
+/// Kafka may give kafka-wire more to check: a `match` needs a `_` arm.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum DecodeErrorKind {
+pub enum ErrorKind {
+    // Reading and writing.
+    /// The message, or the batch's magic, does not exist in this version.
+    UnsupportedVersion {
+        /// The version asked for.
+        version: i16,
+        /// The versions the message has.
+        valid: VersionRange,
+    },
+    /// A null where the version does not allow one: read from the input, or held in a
+    /// field to be written.
+    UnexpectedNull {
+        /// The version being read or written.
+        version: i16,
+    },
+    /// A length past what its field allows: reading, a string declared longer than 32767
+    /// bytes, the most any Kafka string may hold; writing, a string, bytes, array or value of a
+    /// record batch longer than its length prefix or field can express.
+    TooLong {
+        /// The length declared or held (`usize::MAX` for one past it).
+        length: usize,
+        /// The largest length allowed.
+        max: usize,
+    },
+    /// A codec whose cargo feature is not enabled in this build.
+    CodecNotEnabled {
+        /// The codec.
+        compression: Compression,
+    },
+    /// An offset beyond `i64` (a base plus a delta), or an offset delta beyond `i32`.
+    OffsetOverflow,
+    /// A timestamp beyond `i64` (a base plus a delta), or a timestamp delta beyond what its
+    /// field holds.
+    TimestampOverflow,
+
+    // Reading.
     /// The input ended inside a value.
     UnexpectedEof {
         /// Bytes the value needed.
@@ -82,17 +128,12 @@ pub enum DecodeErrorKind {
     /// included, uses for null: no client writes the others, and a decoded null would not
     /// encode back to the bytes that were read. Compact values of 2^31 and above are refused
     /// as longer than a string may be or than the input is
-    /// ([`StringTooLong`](Self::StringTooLong),
+    /// ([`TooLong`](Self::TooLong),
     /// [`LengthExceedsRemaining`](Self::LengthExceedsRemaining),
     /// [`CountExceedsRemaining`](Self::CountExceedsRemaining)).
     NegativeLength {
         /// The declared value.
         length: i64,
-    },
-    /// A null where the version does not allow one.
-    UnexpectedNull {
-        /// The version being decoded.
-        version: i16,
     },
     /// A string that is not UTF-8.
     ///
@@ -102,24 +143,12 @@ pub enum DecodeErrorKind {
     /// client that sends, say, a Latin-1 client id reaches a Kafka broker but not a server
     /// built on kafka-wire.
     InvalidUtf8,
-    /// A string longer than 32767 bytes, the most any Kafka string may hold.
-    StringTooLong {
-        /// The declared length.
-        length: u64,
-    },
     /// A varint with a continuation bit on its last allowed byte (5th for 32 bits, 10th for 64).
     VarintTooLong,
     /// A varint whose value needs more bits than its type has. Kafka's Java reader drops
     /// those bits; kafka-wire refuses them rather than read another value than was written
     /// (see [`varint`](crate::varint)).
     VarintOverflow,
-    /// The message does not exist in this version.
-    UnsupportedVersion {
-        /// The version asked for.
-        version: i16,
-        /// The versions the message has.
-        valid: VersionRange,
-    },
     /// Bytes left after a value that should have used them all.
     ///
     /// Kafka's broker and clients ignore bytes left after a request's or a response's body;
@@ -173,11 +202,101 @@ pub enum DecodeErrorKind {
         /// Bytes the value used.
         used: usize,
     },
+
+    // Reading record batches.
+    /// A batch or message size below the smallest header of its magic.
+    BatchTooSmall {
+        /// The declared size (the bytes after the size field).
+        size: i64,
+        /// The smallest valid size.
+        min: usize,
+    },
+    /// The stored checksum does not match the bytes.
+    CrcMismatch {
+        /// The checksum stored in the batch.
+        expected: u32,
+        /// The checksum of the bytes.
+        actual: u32,
+    },
+    /// A magic byte other than 0, 1 or 2.
+    UnsupportedMagic {
+        /// The magic byte read.
+        magic: i8,
+    },
+    /// Compression codec bits naming no codec (5 to 7), or a codec the magic cannot use.
+    UnsupportedCompression {
+        /// The codec bits.
+        codec: u8,
+    },
+    /// Decompressed output longer than the reader's `DecodeLimits::max_decompressed`.
+    DecompressionLimit {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// Owned batches built from decompressed payloads (the payloads, and the records and headers
+    /// made from them) would take more than the reader's `DecodeLimits::max_decompressed`
+    /// bytes; read such input through the views instead, which hold one payload at a time.
+    MemoryLimit {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// The codec rejected the compressed bytes.
+    DecompressionFailed {
+        /// The codec.
+        compression: Compression,
+        /// The codec's description of the problem.
+        message: String,
+    },
+    /// A record that did not use exactly the bytes its length declared.
+    RecordSizeMismatch {
+        /// The declared length.
+        declared: usize,
+        /// Bytes its fields used.
+        used: usize,
+    },
+    /// A compressed legacy message without a value, or one inside another compressed message.
+    InvalidWrapper,
+    /// A control record whose key or value does not follow the control record layout.
+    InvalidControlRecord,
+
+    // Writing.
+    /// A field that the version lacks holds a value other than its default, and the field is not
+    /// `ignorable`: writing the message would silently drop it.
+    NonDefaultField {
+        /// The version being encoded.
+        version: i16,
+    },
+    /// Tagged fields set on a struct in a version without tagged-field sections.
+    TaggedFieldsInClassicVersion {
+        /// The version being encoded.
+        version: i16,
+    },
+    /// A frame's header names a different API than its body.
+    HeaderMismatch {
+        /// The API key in the header.
+        header_key: i16,
+        /// The API key of the body.
+        body_key: i16,
+    },
+
+    // Writing record batches.
+    /// The codec failed while compressing.
+    CompressionFailed {
+        /// The codec.
+        compression: Compression,
+        /// The codec's description of the problem.
+        message: String,
+    },
+    /// Headers on a record of magic 0 or 1, which cannot carry them.
+    HeadersInLegacy,
+    /// A batch with no records where one is needed (a legacy set, a compressed legacy wrapper).
+    EmptyBatch,
 }
 
-impl DecodeErrorKind {
-    /// What the error's message adds after its place: how short the input was. For the errors
-    /// of kafka-wire's own crates (record batches say where in their own terms).
+impl ErrorKind {
+    /// What a message about this error adds after saying where it happened: how short the
+    /// input was. For the errors of kafka-wire's own crates, which say where in their own
+    /// terms.
     #[doc(hidden)]
     pub fn fmt_detail(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -189,53 +308,52 @@ impl DecodeErrorKind {
     }
 }
 
-impl fmt::Display for DecodeErrorKind {
+impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Self::UnsupportedVersion { version, valid } => write!(
+                f,
+                "version {version} is not supported (valid versions: {valid})"
+            ),
+            Self::UnexpectedNull { version } => {
+                write!(f, "null is not allowed at version {version}")
+            }
+            Self::TooLong { length, max } => {
+                write!(f, "length {length} is over the maximum {max}")
+            }
+            Self::CodecNotEnabled { compression } => write!(
+                f,
+                "{compression} support is not enabled (cargo feature `{}`)",
+                compression.name()
+            ),
+            Self::OffsetOverflow => f.write_str("offset out of range"),
+            Self::TimestampOverflow => f.write_str("timestamp out of range"),
             Self::UnexpectedEof { .. } => f.write_str("unexpected end of input"),
             Self::LengthExceedsRemaining { length, remaining } => {
                 write!(f, "length {length} exceeds the {remaining} bytes left")
             }
-            Self::CountExceedsRemaining { count, remaining } => {
-                write!(
-                    f,
-                    "array count {count} exceeds what the {remaining} bytes left hold"
-                )
-            }
+            Self::CountExceedsRemaining { count, remaining } => write!(
+                f,
+                "array count {count} exceeds what the {remaining} bytes left hold"
+            ),
             Self::NegativeLength { length } => write!(f, "invalid length or count {length}"),
-            Self::UnexpectedNull { version } => {
-                write!(f, "null is not allowed at version {version}")
-            }
             Self::InvalidUtf8 => f.write_str("string is not valid UTF-8"),
-            Self::StringTooLong { length } => {
-                write!(f, "string length {length} is over the limit of 32767")
-            }
             Self::VarintTooLong => f.write_str("varint is too long"),
             Self::VarintOverflow => f.write_str("varint overflows its type"),
-            Self::UnsupportedVersion { version, valid } => {
-                write!(
-                    f,
-                    "version {version} is not supported (valid versions: {valid})"
-                )
-            }
             Self::TrailingBytes { count } => write!(f, "{count} bytes left over"),
             Self::FrameTooLarge { size, max } => {
                 write!(f, "frame size {size} is above the maximum {max}")
             }
             Self::UnknownApiKey { key } => write!(f, "unknown API key {key}"),
             Self::NonMinimalVarint => f.write_str("varint longer than its value needs (strict)"),
-            Self::TaggedFieldsOutOfOrder { previous, tag } => {
-                write!(
-                    f,
-                    "tagged field {tag} after {previous}: tags must increase (strict)"
-                )
-            }
-            Self::UnknownTaggedField { tag } => {
-                write!(
-                    f,
-                    "unknown tagged field {tag} in a struct that cannot keep it"
-                )
-            }
+            Self::TaggedFieldsOutOfOrder { previous, tag } => write!(
+                f,
+                "tagged field {tag} after {previous}: tags must increase (strict)"
+            ),
+            Self::UnknownTaggedField { tag } => write!(
+                f,
+                "unknown tagged field {tag} in a struct that cannot keep it"
+            ),
             Self::TaggedFieldSize {
                 tag,
                 declared,
@@ -244,6 +362,55 @@ impl fmt::Display for DecodeErrorKind {
                 f,
                 "tagged field {tag} declares {declared} bytes but its value used {used}"
             ),
+            Self::BatchTooSmall { size, min } => {
+                write!(f, "size {size} is below the minimum {min}")
+            }
+            Self::CrcMismatch { expected, actual } => write!(
+                f,
+                "checksum {actual:#010x} does not match the stored {expected:#010x}"
+            ),
+            Self::UnsupportedMagic { magic } => write!(f, "unsupported magic {magic}"),
+            Self::UnsupportedCompression { codec } => {
+                write!(f, "unsupported compression codec {codec}")
+            }
+            Self::DecompressionLimit { limit } => {
+                write!(f, "decompressed data exceeds the limit of {limit} bytes")
+            }
+            Self::MemoryLimit { limit } => write!(
+                f,
+                "owned records built from decompressed data exceed the limit of {limit} bytes"
+            ),
+            Self::DecompressionFailed {
+                compression,
+                message,
+            } => write!(f, "{compression} decompression failed: {message}"),
+            Self::RecordSizeMismatch { declared, used } => write!(
+                f,
+                "record declares {declared} bytes but its fields use {used}"
+            ),
+            Self::InvalidWrapper => f.write_str("invalid compressed wrapper message"),
+            Self::InvalidControlRecord => f.write_str("invalid control record"),
+            Self::NonDefaultField { version } => write!(
+                f,
+                "holds a non-default value but does not exist at version {version}"
+            ),
+            Self::TaggedFieldsInClassicVersion { version } => write!(
+                f,
+                "tagged fields are set but version {version} cannot carry them"
+            ),
+            Self::HeaderMismatch {
+                header_key,
+                body_key,
+            } => write!(
+                f,
+                "header names API key {header_key} but the body is API key {body_key}"
+            ),
+            Self::CompressionFailed {
+                compression,
+                message,
+            } => write!(f, "{compression} compression failed: {message}"),
+            Self::HeadersInLegacy => f.write_str("magic 0 and 1 records cannot carry headers"),
+            Self::EmptyBatch => f.write_str("batch has no records"),
         }
     }
 }
@@ -264,20 +431,20 @@ enum Position {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct DecodeInner {
-    kind: DecodeErrorKind,
+    kind: ErrorKind,
     position: Position,
     path: Path,
 }
 
-/// A decoding failure: its [kind](DecodeErrorKind), the field path and the byte offset.
+/// A decoding failure: its [kind](ErrorKind), the field path and the byte offset.
 ///
 /// ```
 /// use kafka_wire::messages::WriteTxnMarkersRequest;
-/// use kafka_wire::{Decode, DecodeErrorKind};
+/// use kafka_wire::{Decode, ErrorKind};
 ///
 /// // One marker announced, then the input stops inside its producer id.
 /// let err = WriteTxnMarkersRequest::decode_exact(&[0x02, 0x00, 0x00][..], 1).unwrap_err();
-/// assert!(matches!(err.kind(), DecodeErrorKind::UnexpectedEof { needed: 8, available: 2 }));
+/// assert!(matches!(err.kind(), ErrorKind::UnexpectedEof { needed: 8, available: 2 }));
 /// assert_eq!(err.path(), "WriteTxnMarkersRequest.markers[0].producer_id");
 /// assert_eq!(err.offset(), Some(1));
 /// assert_eq!(
@@ -292,18 +459,18 @@ impl DecodeError {
     /// An error of `kind` at the point where `remaining` bytes of the current input were left.
     #[cold]
     #[inline(never)]
-    pub fn new(kind: DecodeErrorKind, remaining: usize) -> Self {
+    pub fn new(kind: ErrorKind, remaining: usize) -> Self {
         Self::with_position(kind, Position::Left(remaining))
     }
 
     /// An error of `kind` at `offset` bytes from the start of the input.
     #[cold]
     #[inline(never)]
-    pub(crate) fn at(kind: DecodeErrorKind, offset: usize) -> Self {
+    pub(crate) fn at(kind: ErrorKind, offset: usize) -> Self {
         Self::with_position(kind, Position::At(offset))
     }
 
-    fn with_position(kind: DecodeErrorKind, position: Position) -> Self {
+    fn with_position(kind: ErrorKind, position: Position) -> Self {
         DecodeError(Box::new(DecodeInner {
             kind,
             position,
@@ -314,14 +481,11 @@ impl DecodeError {
     #[cold]
     #[inline(never)]
     pub(crate) fn eof(needed: usize, available: usize) -> Self {
-        Self::new(
-            DecodeErrorKind::UnexpectedEof { needed, available },
-            available,
-        )
+        Self::new(ErrorKind::UnexpectedEof { needed, available }, available)
     }
 
     /// What went wrong.
-    pub fn kind(&self) -> &DecodeErrorKind {
+    pub fn kind(&self) -> &ErrorKind {
         &self.0.kind
     }
 
@@ -390,103 +554,22 @@ impl fmt::Debug for DecodeError {
 
 impl core::error::Error for DecodeError {}
 
-/// What went wrong while encoding.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum EncodeErrorKind {
-    /// The message does not exist in this version.
-    UnsupportedVersion {
-        /// The version asked for.
-        version: i16,
-        /// The versions the message has.
-        valid: VersionRange,
-    },
-    /// A field that the version lacks holds a value other than its default, and the field is not
-    /// `ignorable`: writing the message would silently drop it.
-    NonDefaultField {
-        /// The version being encoded.
-        version: i16,
-    },
-    /// A `None` in a field that the version does not allow to be null.
-    UnexpectedNull {
-        /// The version being encoded.
-        version: i16,
-    },
-    /// Tagged fields set on a struct in a version without tagged-field sections.
-    TaggedFieldsInClassicVersion {
-        /// The version being encoded.
-        version: i16,
-    },
-    /// A frame's header names a different API than its body.
-    HeaderMismatch {
-        /// The API key in the header.
-        header_key: i16,
-        /// The API key of the body.
-        body_key: i16,
-    },
-    /// A string, bytes or array longer than its length prefix can express.
-    TooLong {
-        /// The value's length.
-        length: usize,
-        /// The largest length the encoding can express.
-        max: usize,
-    },
-}
-
-impl fmt::Display for EncodeErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::UnsupportedVersion { version, valid } => {
-                write!(
-                    f,
-                    "version {version} is not supported (valid versions: {valid})"
-                )
-            }
-            Self::NonDefaultField { version } => write!(
-                f,
-                "holds a non-default value but does not exist at version {version}"
-            ),
-            Self::UnexpectedNull { version } => {
-                write!(f, "null is not allowed at version {version}")
-            }
-            Self::TaggedFieldsInClassicVersion { version } => {
-                write!(
-                    f,
-                    "tagged fields are set but version {version} cannot carry them"
-                )
-            }
-            Self::HeaderMismatch {
-                header_key,
-                body_key,
-            } => {
-                write!(
-                    f,
-                    "header names API key {header_key} but the body is API key {body_key}"
-                )
-            }
-            Self::TooLong { length, max } => {
-                write!(f, "length {length} is longer than the maximum {max}")
-            }
-        }
-    }
-}
-
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct EncodeInner {
-    kind: EncodeErrorKind,
+    kind: ErrorKind,
     path: Path,
 }
 
-/// An encoding failure: its [kind](EncodeErrorKind) and the field path.
+/// An encoding failure: its [kind](ErrorKind) and the field path.
 ///
 /// ```
 /// use kafka_wire::messages::write_txn_markers_request::{WritableTxnMarker, WriteTxnMarkersRequest};
-/// use kafka_wire::{Encode, EncodeErrorKind, RawTaggedField};
+/// use kafka_wire::{Encode, ErrorKind, RawTaggedField};
 ///
 /// // Version 3 does not exist.
 /// let request = WriteTxnMarkersRequest::default();
 /// let err = request.encoded_len(3).unwrap_err();
-/// assert!(matches!(err.kind(), EncodeErrorKind::UnsupportedVersion { version: 3, .. }));
+/// assert!(matches!(err.kind(), ErrorKind::UnsupportedVersion { version: 3, .. }));
 ///
 /// // Version 0 has no tagged-field section to carry an unknown tag in.
 /// let mut marker = WritableTxnMarker::default();
@@ -503,7 +586,7 @@ impl EncodeError {
     /// An error of `kind` with an empty path.
     #[cold]
     #[inline(never)]
-    pub fn new(kind: EncodeErrorKind) -> Self {
+    pub fn new(kind: ErrorKind) -> Self {
         EncodeError(Box::new(EncodeInner {
             kind,
             path: Path::default(),
@@ -511,7 +594,7 @@ impl EncodeError {
     }
 
     /// What went wrong.
-    pub fn kind(&self) -> &EncodeErrorKind {
+    pub fn kind(&self) -> &ErrorKind {
         &self.0.kind
     }
 }
@@ -535,6 +618,12 @@ impl fmt::Debug for EncodeError {
 }
 
 impl core::error::Error for EncodeError {}
+
+impl From<ErrorKind> for EncodeError {
+    fn from(kind: ErrorKind) -> Self {
+        EncodeError::new(kind)
+    }
+}
 
 /// The path methods, the same for both error types; generated code calls them only on the
 /// error path, hence `#[cold]`.

@@ -38,7 +38,7 @@
 //! the frame unread. Two ways of reading follow from that:
 //!
 //! - [`decode_request`] and [`decode_response`] read a frame whose body uses every byte, and
-//!   refuse anything else with [`TrailingBytes`](DecodeErrorKind::TrailingBytes): for tests,
+//!   refuse anything else with [`TrailingBytes`](ErrorKind::TrailingBytes): for tests,
 //!   proxies that must forward exact bytes, and checking one's own encoder.
 //! - [`decode_request_lenient`] and [`decode_response_lenient`] read what Kafka's broker and
 //!   clients read, and say in [`DecodedRequest::trailing_bytes`] and
@@ -49,7 +49,7 @@
 //! Both refuse the same malformed headers and bodies; only what follows the body differs.
 //!
 //! A few inputs that Kafka's readers let through are refused by both, on purpose, with the
-//! [`DecodeErrorKind`] named: a negative length other than -1, or a compact length past
+//! [`ErrorKind`] named: a negative length other than -1, or a compact length past
 //! `i32::MAX`, which Java reads as a null that would not encode back to the same bytes
 //! (`NegativeLength`, or a length beyond the input); a string that is not UTF-8, which Java
 //! reads with replacement characters (`InvalidUtf8`); a known tagged field whose value does
@@ -61,7 +61,7 @@
 //! use bytes::Bytes;
 //! use kafka_wire::frame;
 //! use kafka_wire::messages::api::RequestBody;
-//! use kafka_wire::DecodeErrorKind;
+//! use kafka_wire::ErrorKind;
 //!
 //! // librdkafka's Metadata v9 request for all topics (the frame without its size): header
 //! // v2 with client id "rdkafka", then a body of which Kafka's reader leaves one byte.
@@ -74,7 +74,7 @@
 //! assert_eq!(metadata.topics, None); // all topics
 //!
 //! let strict = frame::decode_request::<RequestBody>(Bytes::from_static(LIBRDKAFKA));
-//! assert_eq!(strict.unwrap_err().kind(), &DecodeErrorKind::TrailingBytes { count: 1 });
+//! assert_eq!(strict.unwrap_err().kind(), &ErrorKind::TrailingBytes { count: 1 });
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -82,9 +82,7 @@ use crate::api::{ApiInfo, RequestSet, ResponseSet};
 use crate::codec::Sink;
 use crate::messages::{RequestHeader, ResponseHeader};
 use crate::traits::no_trailing_bytes;
-use crate::{
-    Decode, DecodeError, DecodeErrorKind, Encode, EncodeError, EncodeErrorKind, ErrorCode,
-};
+use crate::{Decode, DecodeError, Encode, EncodeError, ErrorCode, ErrorKind};
 use bytes::{Buf, Bytes, BytesMut};
 
 /// Kafka's default `socket.request.max.bytes`: 100 MiB.
@@ -100,16 +98,10 @@ pub fn split_frame(stream: &mut BytesMut, max: usize) -> Result<Option<Bytes>, D
     let size = i32::from_be_bytes([b0, b1, b2, b3]);
     let Ok(size) = usize::try_from(size) else {
         let length = i64::from(size);
-        return Err(DecodeError::at(
-            DecodeErrorKind::NegativeLength { length },
-            0,
-        ));
+        return Err(DecodeError::at(ErrorKind::NegativeLength { length }, 0));
     };
     if size > max {
-        return Err(DecodeError::at(
-            DecodeErrorKind::FrameTooLarge { size, max },
-            0,
-        ));
+        return Err(DecodeError::at(ErrorKind::FrameTooLarge { size, max }, 0));
     }
     if stream.len().saturating_sub(4) < size {
         return Ok(None);
@@ -119,20 +111,16 @@ pub fn split_frame(stream: &mut BytesMut, max: usize) -> Result<Option<Bytes>, D
 }
 
 /// The API of `key` in `apis`, with `version` checked against it.
-fn api_of(
-    apis: &'static [ApiInfo],
-    key: i16,
-    version: i16,
-) -> Result<&'static ApiInfo, DecodeErrorKind> {
+fn api_of(apis: &'static [ApiInfo], key: i16, version: i16) -> Result<&'static ApiInfo, ErrorKind> {
     let api = apis
         .iter()
         .find(|api| api.key() == key)
-        .ok_or(DecodeErrorKind::UnknownApiKey { key })?;
+        .ok_or(ErrorKind::UnknownApiKey { key })?;
     let valid = api.versions();
     if valid.contains(version) {
         Ok(api)
     } else {
-        Err(DecodeErrorKind::UnsupportedVersion { version, valid })
+        Err(ErrorKind::UnsupportedVersion { version, valid })
     }
 }
 
@@ -175,10 +163,10 @@ pub struct DecodedResponse<S> {
 
 /// Reads a request frame's contents (as [`split_frame`] returns them) into a body of the set
 /// `S`: the header, at the version its API and API version call for, then the body, which must
-/// use every byte left (bytes after it are [`TrailingBytes`](DecodeErrorKind::TrailingBytes);
+/// use every byte left (bytes after it are [`TrailingBytes`](ErrorKind::TrailingBytes);
 /// [`decode_request_lenient`] reads them as Kafka's broker does). An API key the set lacks is
-/// [`UnknownApiKey`](DecodeErrorKind::UnknownApiKey), found before the header is read; a
-/// version the API lacks is [`UnsupportedVersion`](DecodeErrorKind::UnsupportedVersion),
+/// [`UnknownApiKey`](ErrorKind::UnknownApiKey), found before the header is read; a
+/// version the API lacks is [`UnsupportedVersion`](ErrorKind::UnsupportedVersion),
 /// ApiVersions included.
 // `#[inline]` here and below: these dispatch over every API of the set, so they are compiled in
 // the crate that uses them rather than in this one (see the derive's note on inlining).
@@ -285,7 +273,7 @@ fn read_request<S: RequestSet>(mut frame: Bytes) -> Result<(RequestHeader, S, us
 /// Reads a response frame's contents into a body of the set `S`, for a request of API `key`
 /// at `version` (a response does not name its API: the caller knows it from the correlation
 /// id). The body must use every byte left (bytes after it are
-/// [`TrailingBytes`](DecodeErrorKind::TrailingBytes); [`decode_response_lenient`] reads them as
+/// [`TrailingBytes`](ErrorKind::TrailingBytes); [`decode_response_lenient`] reads them as
 /// Kafka's clients do).
 #[inline]
 pub fn decode_response<S: ResponseSet>(
@@ -398,7 +386,7 @@ pub fn encode_request<S: RequestSet>(
 ) -> Result<(), EncodeError> {
     let api = body.api();
     if header.request_api_key != api.key() {
-        return Err(EncodeError::new(EncodeErrorKind::HeaderMismatch {
+        return Err(EncodeError::new(ErrorKind::HeaderMismatch {
             header_key: header.request_api_key,
             body_key: api.key(),
         }));
@@ -435,7 +423,7 @@ pub fn encode_response<S: ResponseSet>(
 
 fn frame_size(size: usize) -> Result<i32, EncodeError> {
     i32::try_from(size).map_err(|_| {
-        EncodeError::new(EncodeErrorKind::TooLong {
+        EncodeError::new(ErrorKind::TooLong {
             length: size,
             max: i32::MAX as usize,
         })

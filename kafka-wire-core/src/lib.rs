@@ -4,7 +4,7 @@
 //!
 //! The catalogue is split over crates so that it builds on more than one core: a crate's
 //! type checking and borrow checking run on one thread, and the two halves of the catalogue
-//! check side by side (README, "Build cost").
+//! check side by side (BENCHMARKS.md, "Build cost").
 
 // One module, `slot`, allows `unsafe` code; its invariant is written there and its tests run
 // under Miri.
@@ -18,6 +18,7 @@ extern crate alloc;
 
 pub mod api;
 pub mod codec;
+mod compression;
 mod error;
 mod error_code;
 mod fields;
@@ -48,7 +49,8 @@ mod types;
 pub mod __private;
 
 pub use crate::api::ApiSet;
-pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+pub use crate::compression::Compression;
+pub use crate::error::{DecodeError, EncodeError, ErrorKind};
 pub use crate::error_code::ErrorCode;
 pub use crate::fields::{DefaultInfo, FieldInfo, Fields};
 pub use crate::int_array::IntArray;

@@ -12,20 +12,20 @@ pub use crate::traits::{ApiMessage, Decode, Encode, Message};
 pub use crate::{DecodeError, EncodeError, UnknownTaggedFields, Uuid, VersionRange};
 pub use bytes::Bytes;
 
-use crate::EncodeErrorKind;
+use crate::ErrorKind;
 use bytes::Buf;
 
 /// A field that does not exist in `version` holds a value other than its default.
 #[cold]
 #[inline(never)]
 pub fn non_default(version: i16) -> EncodeError {
-    EncodeError::new(EncodeErrorKind::NonDefaultField { version })
+    EncodeError::new(ErrorKind::NonDefaultField { version })
 }
 
 #[cold]
 #[inline(never)]
 fn null_not_allowed(version: i16) -> EncodeError {
-    EncodeError::new(EncodeErrorKind::UnexpectedNull { version })
+    EncodeError::new(ErrorKind::UnexpectedNull { version })
 }
 
 /// Writes an `Option` field; `nullable` says whether this version may carry a null.
@@ -183,7 +183,7 @@ pub fn at_field<E: WithPath>(e: E, ty: &'static str, field: &'static str) -> E {
 #[cold]
 #[inline(never)]
 pub fn tags_in_classic_version(version: i16) -> EncodeError {
-    EncodeError::new(EncodeErrorKind::TaggedFieldsInClassicVersion { version })
+    EncodeError::new(ErrorKind::TaggedFieldsInClassicVersion { version })
 }
 
 /// The known-field reader of a struct that knows no tagged field.
@@ -210,9 +210,8 @@ fn write_some_unknown_tags<B: Sink>(buf: &mut B, fields: &UnknownTaggedFields) {
 #[inline]
 pub fn unknown_tags_len(unknown: Option<&UnknownTaggedFields>) -> usize {
     match unknown {
-        // Nearly always: an empty section, the count 0 in one byte. Sizing it without a
-        // call took the messages bench's WriteTxnMarkersResponse (large) sizer to 1.22× the
-        // hand-written one (callgrind, 2026-12-01).
+        // Nearly always: an empty section, the count 0 in one byte, sized here without a
+        // call: a struct's sizer is little more than this.
         Some(fields) if fields.is_empty() => 1,
         None => 1,
         some => some_unknown_tags_len(some),
@@ -274,5 +273,5 @@ pub const fn has_key(apis: &[ApiInfo], key: i16) -> bool {
 #[cold]
 #[inline(never)]
 pub fn unknown_api_key(key: i16, remaining: usize) -> DecodeError {
-    DecodeError::new(crate::DecodeErrorKind::UnknownApiKey { key }, remaining)
+    DecodeError::new(crate::ErrorKind::UnknownApiKey { key }, remaining)
 }

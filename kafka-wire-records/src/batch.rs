@@ -1,7 +1,7 @@
 //! What every batch has: the fields of its header, its codec and timestamp type, the bits of
 //! its attributes, and the limits a reader keeps to.
 
-use core::fmt;
+use kafka_wire_core::Compression;
 
 /// Bytes before the batch-length field of every format: the base offset and the length itself.
 pub const LOG_OVERHEAD: usize = 12;
@@ -19,80 +19,6 @@ pub mod attributes {
     pub const CONTROL: i16 = 0x20;
     /// Set when the base timestamp is the delete horizon of a compacted topic (magic 2).
     pub const DELETE_HORIZON: i16 = 0x40;
-}
-
-/// A compression codec, as numbered in the batch attributes.
-///
-/// Kafka may add codecs (three attribute bits leave room for three more): a `match` needs a `_`
-/// arm.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Compression {
-    /// Not compressed.
-    #[default]
-    None,
-    /// gzip (cargo feature `gzip`).
-    Gzip,
-    /// Snappy (cargo feature `snappy`); written in the xerial framing Kafka's Java client uses.
-    Snappy,
-    /// LZ4 frames (cargo feature `lz4`).
-    Lz4,
-    /// Zstandard (cargo feature `zstd`); magic 2 only.
-    Zstd,
-}
-
-impl Compression {
-    /// The codec numbered `bits` (the low three attribute bits).
-    pub fn from_bits(bits: u8) -> Option<Self> {
-        Some(match bits {
-            0 => Self::None,
-            1 => Self::Gzip,
-            2 => Self::Snappy,
-            3 => Self::Lz4,
-            4 => Self::Zstd,
-            _ => return None,
-        })
-    }
-
-    /// The codec's number in the batch attributes.
-    pub fn bits(self) -> u8 {
-        match self {
-            Self::None => 0,
-            Self::Gzip => 1,
-            Self::Snappy => 2,
-            Self::Lz4 => 3,
-            Self::Zstd => 4,
-        }
-    }
-
-    /// The codec's name, as Kafka's `compression.type` spells it; also the cargo feature that
-    /// enables it (`none` needs none).
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::None => "none",
-            Self::Gzip => "gzip",
-            Self::Snappy => "snappy",
-            Self::Lz4 => "lz4",
-            Self::Zstd => "zstd",
-        }
-    }
-
-    /// True when this build can read and write the codec.
-    pub fn is_enabled(self) -> bool {
-        match self {
-            Self::None => true,
-            Self::Gzip => cfg!(feature = "gzip"),
-            Self::Snappy => cfg!(feature = "snappy"),
-            Self::Lz4 => cfg!(feature = "lz4"),
-            Self::Zstd => cfg!(feature = "zstd"),
-        }
-    }
-}
-
-impl fmt::Display for Compression {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
 }
 
 /// What a batch's timestamps mean: one attribute bit, so no other variant can come.
@@ -117,11 +43,11 @@ pub enum TimestampType {
 /// - the owned forms ([`read_all`](crate::read_all), [`RecordsReader::into_owned`](crate::RecordsReader::into_owned), [`BatchView::to_record_batch`](crate::BatchView::to_record_batch))
 ///   count what they build from decompressed bytes (the payloads and the records and headers
 ///   made from them) against `max_decompressed`, over the whole call, and stop with
-///   [`RecordsErrorKind::MemoryLimit`](crate::RecordsErrorKind::MemoryLimit) before going past it.
+///   [`ErrorKind::MemoryLimit`](crate::ErrorKind::MemoryLimit) before going past it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DecodeLimits {
     /// The most bytes one compressed batch may decompress to; more is
-    /// [`RecordsErrorKind::DecompressionLimit`](crate::RecordsErrorKind::DecompressionLimit), found without allocating past the limit.
+    /// [`ErrorKind::DecompressionLimit`](crate::ErrorKind::DecompressionLimit), found without allocating past the limit.
     pub max_decompressed: usize,
 }
 

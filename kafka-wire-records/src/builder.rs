@@ -1,10 +1,11 @@
 //! Building a batch from records: offsets, deltas and timestamps filled in as producers do.
 
-use crate::batch::{BatchHeader, Compression, TimestampType};
-use crate::error::RecordsError;
+use crate::batch::{BatchHeader, TimestampType};
 use crate::owned::{Record, RecordBatch};
 use crate::writer::BatchWriter;
 use bytes::BytesMut;
+use kafka_wire_core::Compression;
+use kafka_wire_core::EncodeError;
 use kafka_wire_core::Records;
 
 /// Builds one batch for a Produce request.
@@ -107,7 +108,7 @@ impl RecordBatchBuilder {
 
     /// A writer for a batch with these settings at the end of `out`, to append records to one
     /// by one (the records given to [`record`](Self::record) are not part of it).
-    pub fn writer<'a>(&self, out: &'a mut BytesMut) -> Result<BatchWriter<'a>, RecordsError> {
+    pub fn writer<'a>(&self, out: &'a mut BytesMut) -> Result<BatchWriter<'a>, EncodeError> {
         BatchWriter::producer(out, &self.header)
     }
 
@@ -120,12 +121,12 @@ impl RecordBatchBuilder {
     /// let records: Vec<Record> = (0..3).map(|i| Record::new(None, Some(vec![i; 10].into()))).collect();
     /// let bytes = RecordBatchBuilder::new().encode_records(&records)?;
     /// assert_eq!(kafka_wire::records::RecordsReader::from(&bytes).count(), 1);
-    /// # Ok::<(), kafka_wire::records::RecordsError>(())
+    /// # Ok::<(), kafka_wire::EncodeError>(())
     /// ```
     pub fn encode_records<'r>(
         &self,
         records: impl IntoIterator<Item = &'r Record>,
-    ) -> Result<Records, RecordsError> {
+    ) -> Result<Records, EncodeError> {
         let mut out = BytesMut::new();
         let mut writer = self.writer(&mut out)?;
         for record in records {
@@ -156,7 +157,7 @@ impl RecordBatchBuilder {
     }
 
     /// Builds and encodes the batch, writing the gathered records straight into one buffer.
-    pub fn encode(self) -> Result<Records, RecordsError> {
+    pub fn encode(self) -> Result<Records, EncodeError> {
         self.encode_records(&self.records)
     }
 }

@@ -7,11 +7,12 @@
 //! write them.
 
 use crate::batch::BatchHeader;
-use crate::error::{RecordsError, RecordsErrorKind};
+use crate::error::RecordsError;
 use crate::owned::{Record, RecordBatch};
 use crate::view::{BatchView, RecordView};
 use alloc::vec::Vec;
 use bytes::Bytes;
+use kafka_wire_core::ErrorKind;
 
 /// The type of a control record.
 ///
@@ -86,7 +87,7 @@ impl ControlRecord {
     }
 
     fn from_parts(key: Option<&[u8]>, value: Option<Bytes>) -> Result<Self, RecordsError> {
-        let invalid = || RecordsError::new(RecordsErrorKind::InvalidControlRecord);
+        let invalid = || RecordsError::new(ErrorKind::InvalidControlRecord);
         let key = key.ok_or_else(invalid)?;
         let (version, rest) = key.split_first_chunk::<2>().ok_or_else(invalid)?;
         let (kind, _) = rest.split_first_chunk::<2>().ok_or_else(invalid)?;
@@ -142,7 +143,7 @@ impl TxnMarker {
     /// let control = read.control_record().unwrap()?;
     /// assert_eq!(control.kind, ControlRecordType::Commit);
     /// assert_eq!(control.marker, Some(marker));
-    /// # Ok::<(), kafka_wire::records::RecordsError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn batch(
         &self,

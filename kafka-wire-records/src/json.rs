@@ -15,7 +15,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::batch::{BatchHeader, Compression, TimestampType};
+use crate::batch::{BatchHeader, TimestampType};
 use crate::owned::{Header, Record, RecordBatch};
 use bytes::Bytes;
 use core::fmt;
@@ -43,29 +43,6 @@ macro_rules! serde_through_json {
     )*};
 }
 serde_through_json!(RecordBatch, Record, Header);
-
-/// The codec's name as Kafka's `compression.type` spells it.
-impl JsonCodec for Compression {
-    fn serialize_json<S: Serializer>(&self, _: Option<i16>, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
-    }
-
-    fn deserialize_json<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let name = String::deserialize(d)?;
-        [
-            Compression::None,
-            Compression::Gzip,
-            Compression::Snappy,
-            Compression::Lz4,
-            Compression::Zstd,
-        ]
-        .into_iter()
-        .find(|c| c.name() == name)
-        .ok_or_else(|| {
-            de::Error::unknown_variant(&name, &["none", "gzip", "snappy", "lz4", "zstd"])
-        })
-    }
-}
 
 /// `CreateTime` or `LogAppendTime`, as Kafka's tools print them.
 impl JsonCodec for TimestampType {

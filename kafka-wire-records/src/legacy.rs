@@ -4,11 +4,12 @@
 //! In a magic 1 wrapper the inner offsets are relative (0 to n-1) and the wrapper carries the
 //! absolute offset of the last inner message; magic 0 inner messages carry absolute offsets.
 
-use crate::batch::{attributes, Compression, TimestampType};
+use crate::batch::{attributes, TimestampType};
 use crate::checksum::crc32;
-use crate::error::{RecordsError, RecordsErrorKind};
+use crate::error::RecordsError;
 use crate::wire::Wire;
-use kafka_wire_core::DecodeErrorKind;
+use kafka_wire_core::Compression;
+use kafka_wire_core::ErrorKind;
 
 /// crc, magic, attributes, key length, value length.
 pub(crate) const MIN_SIZE_V0: usize = 14;
@@ -57,14 +58,14 @@ fn framed<'a>(w: &mut Wire<'a>) -> Result<Framed<'a>, RecordsError> {
     let size_at = w.at();
     let size = w.i32()?;
     let Some(body_len) = usize::try_from(size).ok().filter(|&s| s >= MIN_SIZE_V0) else {
-        return Err(RecordsError::new(RecordsErrorKind::BatchTooSmall {
+        return Err(RecordsError::new(ErrorKind::BatchTooSmall {
             size: size.into(),
             min: MIN_SIZE_V0,
         })
         .at(size_at));
     };
     if body_len > w.remaining() {
-        return Err(RecordsError::from(DecodeErrorKind::LengthExceedsRemaining {
+        return Err(RecordsError::from(ErrorKind::LengthExceedsRemaining {
             length: u64::try_from(body_len).unwrap_or(u64::MAX),
             remaining: w.remaining(),
         })
@@ -92,7 +93,7 @@ pub(crate) fn read_message<'a>(w: &mut Wire<'a>) -> Result<Message<'a>, RecordsE
     let crc = m.u32()?;
     let actual = crc32(m.rest());
     if actual != crc {
-        return Err(RecordsError::new(RecordsErrorKind::CrcMismatch {
+        return Err(RecordsError::new(ErrorKind::CrcMismatch {
             expected: crc,
             actual,
         })
@@ -103,25 +104,21 @@ pub(crate) fn read_message<'a>(w: &mut Wire<'a>) -> Result<Message<'a>, RecordsE
     match magic {
         0 => {}
         1 if usize::try_from(size).map_or(true, |s| s < MIN_SIZE_V1) => {
-            return Err(RecordsError::new(RecordsErrorKind::BatchTooSmall {
+            return Err(RecordsError::new(ErrorKind::BatchTooSmall {
                 size: size.into(),
                 min: MIN_SIZE_V1,
             })
             .at(size_at))
         }
         1 => {}
-        magic => {
-            return Err(
-                RecordsError::new(RecordsErrorKind::UnsupportedMagic { magic }).at(magic_at),
-            )
-        }
+        magic => return Err(RecordsError::new(ErrorKind::UnsupportedMagic { magic }).at(magic_at)),
     }
     let attributes = m.i8()?;
     let timestamp = if magic == 1 { m.i64()? } else { -1 };
     let key = m.i32_bytes()?;
     let value = m.i32_bytes()?;
     if m.remaining() != 0 {
-        return Err(m.error(DecodeErrorKind::TrailingBytes {
+        return Err(m.error(ErrorKind::TrailingBytes {
             count: m.remaining(),
         }));
     }
@@ -142,7 +139,7 @@ pub(crate) fn compression(message: &Message<'_>, at: usize) -> Result<Compressio
     match Compression::from_bits(codec) {
         Some(c) if c != Compression::Zstd => Ok(c),
         _ => Err(
-            RecordsError::new(RecordsErrorKind::UnsupportedCompression { codec })
+            RecordsError::new(ErrorKind::UnsupportedCompression { codec })
                 .at(at.saturating_add(ATTRIBUTES_AT)),
         ),
     }
@@ -163,6 +160,6 @@ pub(crate) fn span(inner: &[u8]) -> Result<(i64, i64, usize), RecordsError> {
     }
     match first {
         Some(first) => Ok((first, last, count)),
-        None => Err(RecordsError::new(RecordsErrorKind::EmptyBatch)),
+        None => Err(RecordsError::new(ErrorKind::EmptyBatch)),
     }
 }

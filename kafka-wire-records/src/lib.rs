@@ -35,7 +35,7 @@
 //!     }
 //! }
 //! assert_eq!(total, 2);
-//! # Ok::<(), kafka_wire::records::RecordsError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! Where owned values are handier, [`read_all`] and [`RecordsReader::into_owned`] give
@@ -72,11 +72,12 @@ mod view;
 mod wire;
 mod writer;
 
-pub use batch::{attributes, BatchHeader, Compression, DecodeLimits, TimestampType, LOG_OVERHEAD};
+pub use batch::{attributes, BatchHeader, DecodeLimits, TimestampType, LOG_OVERHEAD};
 pub use builder::RecordBatchBuilder;
-pub use compression::{compress, decompress};
+pub use compression::{compress, decompress, is_enabled};
 pub use control::{ControlRecord, ControlRecordType, TxnMarker};
-pub use error::{RecordsError, RecordsErrorKind};
+pub use error::RecordsError;
+pub use kafka_wire_core::Compression;
 pub use owned::{Header, Record, RecordBatch};
 pub use reader::{read_all, OwnedBatches, RecordsReader, Truncated};
 pub use view::{BatchView, HeaderIter, HeaderView, RecordIter, RecordView};

@@ -2,8 +2,9 @@
 //! for readers that want values rather than views.
 
 use crate::batch::BatchHeader;
-use crate::error::{RecordsError, RecordsErrorKind};
+use crate::error::RecordsError;
 use bytes::Bytes;
+use kafka_wire_core::ErrorKind;
 use kafka_wire_core::KafkaString;
 
 /// A record header: a UTF-8 key and nullable bytes (magic 2 only).
@@ -78,7 +79,7 @@ impl Record {
 /// let bytes = batch.encode()?.into_bytes();
 /// let read = RecordsReader::new(bytes).next().unwrap()?.to_record_batch()?;
 /// assert_eq!(read, batch);
-/// # Ok::<(), kafka_wire::records::RecordsError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct RecordBatch {
@@ -107,7 +108,7 @@ impl Budget {
 
     #[cold]
     fn exceeded(&self) -> RecordsError {
-        RecordsError::new(RecordsErrorKind::MemoryLimit { limit: self.limit })
+        RecordsError::new(ErrorKind::MemoryLimit { limit: self.limit })
     }
 
     /// A payload that went past a decompression limit of `allowed`, cut to what the budget had
@@ -115,8 +116,8 @@ impl Budget {
     #[cold]
     pub(crate) fn explain(&self, e: RecordsError, allowed: usize) -> RecordsError {
         match e.kind() {
-            RecordsErrorKind::DecompressionLimit { .. } if allowed < self.limit => {
-                e.with_kind(RecordsErrorKind::MemoryLimit { limit: self.limit })
+            ErrorKind::DecompressionLimit { .. } if allowed < self.limit => {
+                e.with_kind(ErrorKind::MemoryLimit { limit: self.limit })
             }
             _ => e,
         }

@@ -1,13 +1,15 @@
 //! Walking the batches of a records field, with the magic read per batch.
 
-use crate::batch::{BatchHeader, Compression, DecodeLimits, LOG_OVERHEAD};
+use crate::batch::{BatchHeader, DecodeLimits, LOG_OVERHEAD};
 use crate::compression::decompress;
-use crate::error::{RecordsError, RecordsErrorKind};
+use crate::error::RecordsError;
 use crate::owned::{Budget, RecordBatch};
 use crate::view::{BatchView, Layout};
 use crate::wire::Wire;
 use crate::{legacy, v2};
 use bytes::Bytes;
+use kafka_wire_core::Compression;
+use kafka_wire_core::ErrorKind;
 use kafka_wire_core::Records;
 
 /// Where the magic byte sits in every format.
@@ -44,7 +46,7 @@ pub struct Truncated {
 /// assert!(reader.next().is_none());
 /// let tail = reader.truncated_tail().unwrap();
 /// assert_eq!((tail.offset, tail.available, tail.needed), (whole, 30, Some(whole)));
-/// # Ok::<(), kafka_wire::records::RecordsError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct RecordsReader {
@@ -63,7 +65,7 @@ pub struct RecordsReader {
 ///
 /// let records = RecordBatchBuilder::new().record(Record::new(None, Some("v".into()))).encode()?;
 /// assert_eq!(RecordsReader::from(&records).count(), 1);
-/// # Ok::<(), kafka_wire::records::RecordsError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 impl From<&Records> for RecordsReader {
     fn from(records: &Records) -> Self {
@@ -128,7 +130,7 @@ impl RecordsReader {
             .filter(|&s| s >= MIN_SIZE)
             .and_then(|s| s.checked_add(LOG_OVERHEAD))
         else {
-            return Some(Err(RecordsError::new(RecordsErrorKind::BatchTooSmall {
+            return Some(Err(RecordsError::new(ErrorKind::BatchTooSmall {
                 size: size.into(),
                 min: MIN_SIZE,
             })
@@ -150,10 +152,8 @@ impl RecordsReader {
         Some(match magic {
             2 => self.read_v2(batch, at),
             0 | 1 => self.read_legacy(batch, at),
-            magic => Err(
-                RecordsError::new(RecordsErrorKind::UnsupportedMagic { magic })
-                    .at(at.saturating_add(MAGIC_AT)),
-            ),
+            magic => Err(RecordsError::new(ErrorKind::UnsupportedMagic { magic })
+                .at(at.saturating_add(MAGIC_AT))),
         })
     }
 
@@ -214,7 +214,7 @@ impl RecordsReader {
             ));
         }
         let Some(value) = wrapper.value else {
-            return Err(RecordsError::new(RecordsErrorKind::InvalidWrapper).at(at));
+            return Err(RecordsError::new(ErrorKind::InvalidWrapper).at(at));
         };
         // The value ends the message, which ends the batch.
         let payload_at = at.saturating_add(batch.len()).saturating_sub(value.len());
@@ -227,7 +227,7 @@ impl RecordsReader {
         } else {
             Some(0)
         };
-        let overflow = || RecordsError::new(RecordsErrorKind::OffsetOverflow).at(at);
+        let overflow = || RecordsError::new(ErrorKind::OffsetOverflow).at(at);
         let base = base.ok_or_else(overflow)?;
         let base_offset = base.checked_add(first).ok_or_else(overflow)?;
         let last_offset_delta = last
@@ -313,7 +313,7 @@ impl core::iter::FusedIterator for OwnedBatches {}
 /// What the batches build from decompressed payloads counts against
 /// `limits.max_decompressed` over the whole call, so that a small compressed input cannot make
 /// it allocate more than the limit, whatever its record counts say
-/// ([`RecordsErrorKind::MemoryLimit`]). Uncompressed records are bounded by the input's length.
+/// ([`ErrorKind::MemoryLimit`]). Uncompressed records are bounded by the input's length.
 ///
 /// ```
 /// let batches = kafka_wire::records::read_all(bytes::Bytes::new(), Default::default())?;

@@ -1,10 +1,11 @@
 //! Magic 2 record batches: the 61-byte header, CRC-32C, and varint-framed records.
 
-use crate::batch::{attributes, BatchHeader, Compression, TimestampType, LOG_OVERHEAD};
+use crate::batch::{attributes, BatchHeader, TimestampType, LOG_OVERHEAD};
 use crate::checksum::crc32c;
-use crate::error::{RecordsError, RecordsErrorKind};
+use crate::error::RecordsError;
 use crate::wire::Wire;
-use kafka_wire_core::DecodeErrorKind;
+use kafka_wire_core::Compression;
+use kafka_wire_core::ErrorKind;
 
 /// Bytes from the start of a batch to the end of its header.
 pub(crate) const HEADER_LEN: usize = 61;
@@ -38,7 +39,7 @@ pub(crate) fn read_header(batch: &[u8], at: usize) -> Result<Head, RecordsError>
     let size = w.i32()?;
     const MIN_SIZE: usize = HEADER_LEN - LOG_OVERHEAD;
     if usize::try_from(size).map_or(true, |s| s < MIN_SIZE) {
-        return Err(RecordsError::new(RecordsErrorKind::BatchTooSmall {
+        return Err(RecordsError::new(ErrorKind::BatchTooSmall {
             size: size.into(),
             min: MIN_SIZE,
         })
@@ -50,7 +51,7 @@ pub(crate) fn read_header(batch: &[u8], at: usize) -> Result<Head, RecordsError>
     let crc = w.u32()?;
     let actual = crc32c(batch.get(CRC_START..).unwrap_or_default());
     if actual != crc {
-        return Err(RecordsError::new(RecordsErrorKind::CrcMismatch {
+        return Err(RecordsError::new(ErrorKind::CrcMismatch {
             expected: crc,
             actual,
         })
@@ -61,7 +62,7 @@ pub(crate) fn read_header(batch: &[u8], at: usize) -> Result<Head, RecordsError>
     // The mask keeps three bits: the cast cannot lose any.
     let codec = (bits & attributes::COMPRESSION_MASK) as u8;
     let compression = Compression::from_bits(codec).ok_or_else(|| {
-        RecordsError::new(RecordsErrorKind::UnsupportedCompression { codec }).at(attributes_at)
+        RecordsError::new(ErrorKind::UnsupportedCompression { codec }).at(attributes_at)
     })?;
     let header = BatchHeader {
         base_offset,
@@ -96,13 +97,13 @@ pub(crate) fn check_count(
     count_at: usize,
 ) -> Result<usize, RecordsError> {
     let Ok(n) = usize::try_from(count) else {
-        return Err(RecordsError::from(DecodeErrorKind::NegativeLength {
+        return Err(RecordsError::from(ErrorKind::NegativeLength {
             length: count.into(),
         })
         .at(count_at));
     };
     if n > records_len / MIN_RECORD {
-        return Err(RecordsError::from(DecodeErrorKind::CountExceedsRemaining {
+        return Err(RecordsError::from(ErrorKind::CountExceedsRemaining {
             count: u64::try_from(n).unwrap_or(u64::MAX),
             remaining: records_len,
         })
@@ -133,7 +134,7 @@ pub(crate) fn read_record<'a>(w: &mut Wire<'a>) -> Result<RawRecord<'a>, Records
     let length_at = w.at();
     let declared = w.varint_count()?;
     if declared > w.remaining() {
-        return Err(RecordsError::from(DecodeErrorKind::LengthExceedsRemaining {
+        return Err(RecordsError::from(ErrorKind::LengthExceedsRemaining {
             length: u64::try_from(declared).unwrap_or(u64::MAX),
             remaining: w.remaining(),
         })
@@ -150,7 +151,7 @@ pub(crate) fn read_record<'a>(w: &mut Wire<'a>) -> Result<RawRecord<'a>, Records
     let count_at = r.at();
     let header_count = r.varint_count()?;
     if header_count > r.remaining() / MIN_HEADER {
-        return Err(RecordsError::from(DecodeErrorKind::CountExceedsRemaining {
+        return Err(RecordsError::from(ErrorKind::CountExceedsRemaining {
             count: u64::try_from(header_count).unwrap_or(u64::MAX),
             remaining: r.remaining(),
         })
@@ -161,7 +162,7 @@ pub(crate) fn read_record<'a>(w: &mut Wire<'a>) -> Result<RawRecord<'a>, Records
         read_header_field(&mut r)?;
     }
     if r.remaining() != 0 {
-        return Err(RecordsError::new(RecordsErrorKind::RecordSizeMismatch {
+        return Err(RecordsError::new(ErrorKind::RecordSizeMismatch {
             declared,
             used: declared.saturating_sub(r.remaining()),
         })
@@ -192,7 +193,7 @@ pub(crate) struct RawHeader<'a> {
 pub(crate) fn read_header_field<'a>(w: &mut Wire<'a>) -> Result<RawHeader<'a>, RecordsError> {
     let key_at = w.at();
     let Some(key) = w.varint_bytes()? else {
-        return Err(RecordsError::from(DecodeErrorKind::NegativeLength { length: -1 }).at(key_at));
+        return Err(RecordsError::from(ErrorKind::NegativeLength { length: -1 }).at(key_at));
     };
     let value = w.varint_bytes()?;
     Ok(RawHeader { key, value, key_at })

@@ -1,15 +1,16 @@
 //! Batches, records and headers as views of the bytes they were read from.
 
-use crate::batch::{BatchHeader, Compression, DecodeLimits, TimestampType};
+use crate::batch::{BatchHeader, DecodeLimits, TimestampType};
 use crate::compression::decompress;
-use crate::error::{RecordsError, RecordsErrorKind};
+use crate::error::RecordsError;
 use crate::legacy;
 use crate::owned::{Budget, Record, RecordBatch};
 use crate::v2;
 use crate::wire::Wire;
 use bytes::Bytes;
 use core::fmt;
-use kafka_wire_core::DecodeErrorKind;
+use kafka_wire_core::Compression;
+use kafka_wire_core::ErrorKind;
 use std::sync::OnceLock;
 
 /// How a batch's records are laid out.
@@ -52,7 +53,7 @@ pub(crate) enum Layout {
 /// assert_eq!(batch.as_bytes(), &bytes); // the batch as it came, to forward or append
 /// let offsets: Vec<i64> = batch.records()?.map(|r| r.map(|r| r.offset())).collect::<Result<_, _>>()?;
 /// assert_eq!(offsets, [40, 41]);
-/// # Ok::<(), kafka_wire::records::RecordsError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone)]
 pub struct BatchView {
@@ -269,11 +270,11 @@ impl<'a> RecordIter<'a> {
         let m = legacy::read_message(&mut self.wire)?;
         // Only a wrapper may be compressed, and wrappers do not nest.
         if m.codec() != 0 {
-            return Err(RecordsError::new(RecordsErrorKind::InvalidWrapper).at(at));
+            return Err(RecordsError::new(ErrorKind::InvalidWrapper).at(at));
         }
         let offset = base
             .checked_add(m.offset)
-            .ok_or_else(|| RecordsError::new(RecordsErrorKind::OffsetOverflow).at(at))?;
+            .ok_or_else(|| RecordsError::new(ErrorKind::OffsetOverflow).at(at))?;
         // Under log append time every record takes the wrapper's timestamp.
         let timestamp = match self.header.timestamp_type {
             TimestampType::LogAppendTime => self.header.max_timestamp,
@@ -298,15 +299,11 @@ impl<'a> RecordIter<'a> {
             .header
             .base_offset
             .checked_add(raw.offset_delta.into())
-            .ok_or_else(|| {
-                RecordsError::new(RecordsErrorKind::OffsetOverflow).at(raw.offset_delta_at)
-            })?;
+            .ok_or_else(|| RecordsError::new(ErrorKind::OffsetOverflow).at(raw.offset_delta_at))?;
         let timestamp = self
             .header
             .record_timestamp(raw.timestamp_delta)
-            .ok_or_else(|| {
-                RecordsError::new(RecordsErrorKind::TimestampOverflow).at(raw.body_at)
-            })?;
+            .ok_or_else(|| RecordsError::new(ErrorKind::TimestampOverflow).at(raw.body_at))?;
         Ok(RecordView {
             offset,
             timestamp,
@@ -336,7 +333,7 @@ impl<'a> Iterator for RecordIter<'a> {
         if self.left == 0 {
             self.done = true;
             if self.wire.remaining() != 0 {
-                let e = self.wire.error(DecodeErrorKind::TrailingBytes {
+                let e = self.wire.error(ErrorKind::TrailingBytes {
                     count: self.wire.remaining(),
                 });
                 return Some(Err(e
@@ -395,7 +392,7 @@ impl fmt::Debug for RecordIter<'_> {
 /// let header = record.headers().next().unwrap()?;
 /// assert_eq!((header.key(), header.value()), ("trace", Some(&b"t1"[..])));
 /// let key: Option<bytes::Bytes> = record.key_bytes(); // shares the input's buffer
-/// # Ok::<(), kafka_wire::records::RecordsError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy)]
 pub struct RecordView<'a> {
@@ -522,7 +519,7 @@ impl<'a> Iterator for HeaderIter<'a> {
         self.left = self.left.saturating_sub(1);
         let read = v2::read_header_field(&mut self.wire).and_then(|raw| {
             let key = core::str::from_utf8(raw.key)
-                .map_err(|_| RecordsError::from(DecodeErrorKind::InvalidUtf8).at(raw.key_at))?;
+                .map_err(|_| RecordsError::from(ErrorKind::InvalidUtf8).at(raw.key_at))?;
             Ok(HeaderView {
                 key,
                 value: raw.value,

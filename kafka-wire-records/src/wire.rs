@@ -5,8 +5,8 @@
 //! reference-count update per key, value and header, which was a third of the time of reading an
 //! uncompressed fetch. A caller that wants a `Bytes` takes it with `Bytes::slice_ref`.
 
-use crate::error::{RecordsError, RecordsErrorKind};
-use kafka_wire_core::DecodeErrorKind;
+use crate::error::RecordsError;
+use kafka_wire_core::ErrorKind;
 
 /// The unread part of a slice, and the offset of the slice's first byte in the input.
 #[derive(Clone, Copy, Debug)]
@@ -42,13 +42,13 @@ impl<'a> Wire<'a> {
 
     /// An error of `kind` at the next byte.
     #[cold]
-    pub(crate) fn error(&self, kind: impl Into<RecordsErrorKind>) -> RecordsError {
-        RecordsError::new(kind.into()).at(self.at())
+    pub(crate) fn error(&self, kind: ErrorKind) -> RecordsError {
+        RecordsError::new(kind).at(self.at())
     }
 
     #[cold]
     fn eof(&self, needed: usize) -> RecordsError {
-        self.error(DecodeErrorKind::UnexpectedEof {
+        self.error(ErrorKind::UnexpectedEof {
             needed,
             available: self.remaining(),
         })
@@ -115,12 +115,12 @@ impl<'a> Wire<'a> {
             let shift = u32::try_from(i).unwrap_or(u32::MAX).saturating_mul(7);
             let last = i.saturating_add(1) == max_bytes;
             if last && byte & 0x80 != 0 {
-                return Err(self.error(DecodeErrorKind::VarintTooLong));
+                return Err(self.error(ErrorKind::VarintTooLong));
             }
             // Bits of this byte that land at or beyond `bits`.
             let room = bits.saturating_sub(shift);
             if room < 7 && u32::from(byte & 0x7f) >> room != 0 {
-                return Err(self.error(DecodeErrorKind::VarintOverflow));
+                return Err(self.error(ErrorKind::VarintOverflow));
             }
             value |= u64::from(byte & 0x7f).checked_shl(shift).unwrap_or(0);
             if byte & 0x80 == 0 {
@@ -128,7 +128,7 @@ impl<'a> Wire<'a> {
                 return Ok(value);
             }
         }
-        Err(self.error(DecodeErrorKind::VarintTooLong))
+        Err(self.error(ErrorKind::VarintTooLong))
     }
 
     /// A zigzag varint (Kafka's `varint`).
@@ -150,9 +150,8 @@ impl<'a> Wire<'a> {
     pub(crate) fn varint_count(&mut self) -> Result<usize, RecordsError> {
         let at = self.at();
         let n = self.varint()?;
-        usize::try_from(n).map_err(|_| {
-            RecordsError::from(DecodeErrorKind::NegativeLength { length: n.into() }).at(at)
-        })
+        usize::try_from(n)
+            .map_err(|_| RecordsError::from(ErrorKind::NegativeLength { length: n.into() }).at(at))
     }
 
     /// Bytes behind a varint length, -1 for null; the length is checked against what is left.
@@ -176,13 +175,13 @@ impl<'a> Wire<'a> {
             if length == -1 {
                 return Ok(None);
             }
-            return Err(RecordsError::from(DecodeErrorKind::NegativeLength {
+            return Err(RecordsError::from(ErrorKind::NegativeLength {
                 length: length.into(),
             })
             .at(at));
         };
         if n > self.remaining() {
-            return Err(RecordsError::from(DecodeErrorKind::LengthExceedsRemaining {
+            return Err(RecordsError::from(ErrorKind::LengthExceedsRemaining {
                 length: u64::try_from(n).unwrap_or(u64::MAX),
                 remaining: self.remaining(),
             })
@@ -221,31 +220,25 @@ mod tests {
             assert_eq!(err.offset(), Some(100));
             err.kind().clone()
         };
-        assert_eq!(
-            kind(&[0x80; 5], false),
-            RecordsErrorKind::Decode(DecodeErrorKind::VarintTooLong)
-        );
+        assert_eq!(kind(&[0x80; 5], false), ErrorKind::VarintTooLong);
         assert_eq!(
             kind(&[0xff, 0xff, 0xff, 0xff, 0x1f], false),
-            RecordsErrorKind::Decode(DecodeErrorKind::VarintOverflow)
+            ErrorKind::VarintOverflow
         );
-        assert_eq!(
-            kind(&[0x80; 10], true),
-            RecordsErrorKind::Decode(DecodeErrorKind::VarintTooLong)
-        );
+        assert_eq!(kind(&[0x80; 10], true), ErrorKind::VarintTooLong);
         assert_eq!(
             kind(
                 &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02],
                 true
             ),
-            RecordsErrorKind::Decode(DecodeErrorKind::VarintOverflow)
+            ErrorKind::VarintOverflow
         );
         assert_eq!(
             kind(&[0x80, 0x80], false),
-            RecordsErrorKind::Decode(DecodeErrorKind::UnexpectedEof {
+            ErrorKind::UnexpectedEof {
                 needed: 3,
                 available: 2
-            })
+            }
         );
     }
 
@@ -255,16 +248,13 @@ mod tests {
         let err = w.varint_bytes().unwrap_err();
         assert_eq!(
             err.kind(),
-            &RecordsErrorKind::Decode(DecodeErrorKind::LengthExceedsRemaining {
+            &ErrorKind::LengthExceedsRemaining {
                 length: 4,
                 remaining: 2
-            })
+            }
         );
         assert_eq!(Wire::new(&[0x01], 0).varint_bytes().unwrap(), None);
         let err = Wire::new(&[0x03], 0).varint_bytes().unwrap_err();
-        assert_eq!(
-            err.kind(),
-            &RecordsErrorKind::Decode(DecodeErrorKind::NegativeLength { length: -2 })
-        );
+        assert_eq!(err.kind(), &ErrorKind::NegativeLength { length: -2 });
     }
 }

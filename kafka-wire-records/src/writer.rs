@@ -1,9 +1,8 @@
 //! Writing a batch record by record, straight into the caller's buffer.
 
-use crate::batch::{attributes, BatchHeader, Compression, TimestampType, LOG_OVERHEAD};
+use crate::batch::{attributes, BatchHeader, TimestampType, LOG_OVERHEAD};
 use crate::checksum::{crc32, crc32c};
 use crate::compression::Compressor;
-use crate::error::{RecordsError, RecordsErrorKind};
 use crate::legacy::{MIN_SIZE_V0, MIN_SIZE_V1};
 use crate::owned::{Record, RecordBatch};
 use crate::v2::{
@@ -13,6 +12,9 @@ use crate::v2::{
 use crate::view::RecordView;
 use bytes::{BufMut, BytesMut};
 use kafka_wire_core::varint::{put_varint, put_varlong, varint_len, varlong_len};
+use kafka_wire_core::Compression;
+use kafka_wire_core::EncodeError;
+use kafka_wire_core::ErrorKind;
 use kafka_wire_core::Records;
 
 /// Writes one batch into a `BytesMut`, record by record.
@@ -41,7 +43,7 @@ use kafka_wire_core::Records;
 /// let batch = RecordsReader::new(out.freeze()).next().unwrap()?;
 /// assert_eq!((batch.header.last_offset_delta, batch.header.max_timestamp), (2, 1_700_000_000_002));
 /// assert_eq!(batch.records()?.count(), 3);
-/// # Ok::<(), kafka_wire::records::RecordsError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct BatchWriter<'a> {
     out: &'a mut BytesMut,
@@ -62,7 +64,7 @@ pub struct BatchWriter<'a> {
     last_offset: Option<i64>,
     /// A compressor's error, after which the payload is incomplete: every later call fails
     /// with it.
-    broken: Option<RecordsError>,
+    broken: Option<EncodeError>,
     finished: bool,
 }
 
@@ -71,12 +73,12 @@ impl<'a> BatchWriter<'a> {
     pub(crate) fn producer(
         out: &'a mut BytesMut,
         header: &BatchHeader,
-    ) -> Result<Self, RecordsError> {
+    ) -> Result<Self, EncodeError> {
         Self::start(out, header, false)
     }
 
     /// A writer that writes the header's fields as they are and the records' own offsets.
-    pub(crate) fn exact(out: &'a mut BytesMut, header: &BatchHeader) -> Result<Self, RecordsError> {
+    pub(crate) fn exact(out: &'a mut BytesMut, header: &BatchHeader) -> Result<Self, EncodeError> {
         Self::start(out, header, true)
     }
 
@@ -84,15 +86,15 @@ impl<'a> BatchWriter<'a> {
         out: &'a mut BytesMut,
         header: &BatchHeader,
         exact: bool,
-    ) -> Result<Self, RecordsError> {
+    ) -> Result<Self, EncodeError> {
         let header = *header;
         let legacy = match header.magic {
             2 => false,
             0 | 1 => true,
-            magic => return Err(RecordsErrorKind::UnsupportedMagic { magic }.into()),
+            magic => return Err(ErrorKind::UnsupportedMagic { magic }.into()),
         };
         if legacy && header.compression == Compression::Zstd {
-            return Err(RecordsErrorKind::UnsupportedCompression {
+            return Err(ErrorKind::UnsupportedCompression {
                 codec: Compression::Zstd.bits(),
             }
             .into());
@@ -160,7 +162,7 @@ impl<'a> BatchWriter<'a> {
         key: Option<&[u8]>,
         value: Option<&[u8]>,
         headers: H,
-    ) -> Result<(), RecordsError>
+    ) -> Result<(), EncodeError>
     where
         H: IntoIterator<Item = (&'h str, Option<&'h [u8]>)>,
         H::IntoIter: Clone,
@@ -171,7 +173,7 @@ impl<'a> BatchWriter<'a> {
 
     /// Appends an owned record: its timestamp, key, value and headers. Its offset is the next
     /// one (for [`RecordBatch::encode_into`](RecordBatch::encode_into), its own).
-    pub fn append_record(&mut self, record: &Record) -> Result<(), RecordsError> {
+    pub fn append_record(&mut self, record: &Record) -> Result<(), EncodeError> {
         let headers = record
             .headers
             .iter()
@@ -188,7 +190,7 @@ impl<'a> BatchWriter<'a> {
 
     /// Appends a record read from another batch, its headers copied as they were written. Its
     /// offset is the next one.
-    pub fn append_view(&mut self, record: &RecordView<'_>) -> Result<(), RecordsError> {
+    pub fn append_view(&mut self, record: &RecordView<'_>) -> Result<(), EncodeError> {
         let (count, raw) = record.raw_headers();
         let headers: Headers<NoPairs<'_>> = Headers::Raw(count, raw);
         self.put(
@@ -207,7 +209,7 @@ impl<'a> BatchWriter<'a> {
         key: Option<&[u8]>,
         value: Option<&[u8]>,
         headers: Headers<'h, I>,
-    ) -> Result<(), RecordsError>
+    ) -> Result<(), EncodeError>
     where
         I: Iterator<Item = (&'h [u8], Option<&'h [u8]>)> + Clone,
     {
@@ -215,13 +217,14 @@ impl<'a> BatchWriter<'a> {
             return Err(e.clone());
         }
         let index = self.count;
-        let fail = |e: RecordsError| e.in_record(index);
+        // The error names the record: `RecordBatch.records[3]`.
+        let fail = |e: EncodeError| e.at_index(index).in_field("RecordBatch", "records");
         let offset = match offset {
             Some(offset) => offset,
             None => i64::try_from(index)
                 .ok()
                 .and_then(|i| self.header.base_offset.checked_add(i))
-                .ok_or_else(|| fail(RecordsErrorKind::OffsetOverflow.into()))?,
+                .ok_or_else(|| fail(ErrorKind::OffsetOverflow.into()))?,
         };
         let timestamp = if self.header.magic == 0 && !self.exact {
             -1
@@ -231,7 +234,7 @@ impl<'a> BatchWriter<'a> {
         if self.header.magic == 2 {
             self.put_v2(offset, timestamp, key, value, headers)
         } else if headers.sized()?.0 != 0 {
-            Err(RecordsErrorKind::HeadersInLegacy.into())
+            Err(ErrorKind::HeadersInLegacy.into())
         } else {
             self.put_legacy(offset, timestamp, key, value)
         }
@@ -250,11 +253,11 @@ impl<'a> BatchWriter<'a> {
         key: Option<&[u8]>,
         value: Option<&[u8]>,
         headers: Headers<'h, I>,
-    ) -> Result<(), RecordsError>
+    ) -> Result<(), EncodeError>
     where
         I: Iterator<Item = (&'h [u8], Option<&'h [u8]>)> + Clone,
     {
-        let overflow = || RecordsError::new(RecordsErrorKind::OffsetOverflow);
+        let overflow = || EncodeError::new(ErrorKind::OffsetOverflow);
         let offset_delta = offset
             .checked_sub(self.header.base_offset)
             .and_then(|d| i32::try_from(d).ok())
@@ -267,7 +270,7 @@ impl<'a> BatchWriter<'a> {
         let delta = timestamp.checked_sub(base_timestamp);
         let timestamp_delta = match self.header.timestamp_type {
             TimestampType::CreateTime => {
-                delta.ok_or_else(|| RecordsError::new(RecordsErrorKind::TimestampOverflow))?
+                delta.ok_or_else(|| EncodeError::new(ErrorKind::TimestampOverflow))?
             }
             // Readers take every record's timestamp from the batch's max timestamp and ignore
             // the deltas, so a batch read with a max timestamp far from its base one must still
@@ -317,7 +320,7 @@ impl<'a> BatchWriter<'a> {
         timestamp: i64,
         key: Option<&[u8]>,
         value: Option<&[u8]>,
-    ) -> Result<(), RecordsError> {
+    ) -> Result<(), EncodeError> {
         let header = self.header;
         match &mut self.compressor {
             None => put_message(
@@ -335,7 +338,7 @@ impl<'a> BatchWriter<'a> {
                 let inner_offset = if header.magic == 1 {
                     offset
                         .checked_sub(header.base_offset)
-                        .ok_or_else(|| RecordsError::new(RecordsErrorKind::OffsetOverflow))?
+                        .ok_or_else(|| EncodeError::new(ErrorKind::OffsetOverflow))?
                 } else {
                     offset
                 };
@@ -360,7 +363,7 @@ impl<'a> BatchWriter<'a> {
 
     /// Ends the batch: the payload's last block is compressed and the fields that depend on
     /// every record are written. Returns the batch's length in bytes.
-    pub fn finish(mut self) -> Result<usize, RecordsError> {
+    pub fn finish(mut self) -> Result<usize, EncodeError> {
         if let Some(e) = self.broken.take() {
             return Err(e);
         }
@@ -382,7 +385,7 @@ impl<'a> BatchWriter<'a> {
         Ok(self.out.len().saturating_sub(self.start))
     }
 
-    fn finish_v2(&mut self, header: &BatchHeader) -> Result<(), RecordsError> {
+    fn finish_v2(&mut self, header: &BatchHeader) -> Result<(), EncodeError> {
         let len = self.out.len().saturating_sub(self.start);
         let size = to_i32(len.saturating_sub(LOG_OVERHEAD))?;
         let count = to_i32(self.count)?;
@@ -405,9 +408,9 @@ impl<'a> BatchWriter<'a> {
         Ok(())
     }
 
-    fn finish_legacy(&mut self, header: &BatchHeader) -> Result<(), RecordsError> {
+    fn finish_legacy(&mut self, header: &BatchHeader) -> Result<(), EncodeError> {
         let Some(last_offset) = self.last_offset else {
-            return Err(RecordsErrorKind::EmptyBatch.into());
+            return Err(ErrorKind::EmptyBatch.into());
         };
         if header.compression == Compression::None {
             return Ok(());
@@ -511,15 +514,16 @@ fn put_message<B: BufMut + AsMut<[u8]>>(
     timestamp: i64,
     key: Option<&[u8]>,
     value: Option<&[u8]>,
-) -> Result<(), RecordsError> {
+) -> Result<(), EncodeError> {
     let fixed = if magic == 1 { MIN_SIZE_V1 } else { MIN_SIZE_V0 };
     let key_len = key.map(|k| to_i32(k.len())).transpose()?;
     let value_len = value.map(|v| to_i32(v.len())).transpose()?;
     let size = fixed
         .checked_add(key.map_or(0, <[u8]>::len))
         .and_then(|s| s.checked_add(value.map_or(0, <[u8]>::len)))
-        .ok_or(RecordsError::new(RecordsErrorKind::TooLarge {
-            size: usize::MAX,
+        .ok_or(EncodeError::new(ErrorKind::TooLong {
+            length: usize::MAX,
+            max: i32::MAX as usize,
         }))?;
     let size = to_i32(size)?;
     let at = out.as_mut().len();
@@ -567,7 +571,7 @@ where
 {
     /// How many headers there are and the bytes they take after their count, in one pass.
     #[inline]
-    fn sized(&self) -> Result<(usize, usize), RecordsError> {
+    fn sized(&self) -> Result<(usize, usize), EncodeError> {
         match self {
             Headers::Pairs(pairs) => {
                 let (mut count, mut total) = (0usize, 0usize);
@@ -622,7 +626,7 @@ where
 
 /// The size of varint-prefixed bytes, refusing a length a varint cannot carry.
 #[inline]
-fn bytes_len(bytes: Option<&[u8]>) -> Result<usize, RecordsError> {
+fn bytes_len(bytes: Option<&[u8]>) -> Result<usize, EncodeError> {
     match bytes {
         None => Ok(1),
         Some(b) if b.len() < 64 => Ok(b.len().saturating_add(1)),
@@ -631,8 +635,7 @@ fn bytes_len(bytes: Option<&[u8]>) -> Result<usize, RecordsError> {
 }
 
 /// Varint-prefixed bytes, -1 for null; lengths were checked by [`bytes_len`].
-// Always inlined: six calls a record, and as a call it took 7 % of writing a batch
-// (benches/records.rs, write none).
+// Always inlined: six calls a record, enough for a call to show in writing a batch.
 #[inline(always)]
 fn put_bytes<B: BufMut>(out: &mut B, bytes: Option<&[u8]>) {
     match bytes {
@@ -644,14 +647,19 @@ fn put_bytes<B: BufMut>(out: &mut B, bytes: Option<&[u8]>) {
     }
 }
 
-pub(crate) fn to_i32(size: usize) -> Result<i32, RecordsError> {
-    i32::try_from(size).map_err(|_| RecordsError::new(RecordsErrorKind::TooLarge { size }))
+pub(crate) fn to_i32(size: usize) -> Result<i32, EncodeError> {
+    i32::try_from(size).map_err(|_| {
+        EncodeError::new(ErrorKind::TooLong {
+            length: size,
+            max: i32::MAX as usize,
+        })
+    })
 }
 
 impl RecordBatch {
     /// Writes the batch, exactly as its fields say (lengths and checksums computed), appending
     /// to `out`. Magic 0 and 1 write one message per record, or one compressed wrapper.
-    pub fn encode_into(&self, out: &mut BytesMut) -> Result<(), RecordsError> {
+    pub fn encode_into(&self, out: &mut BytesMut) -> Result<(), EncodeError> {
         let mut writer = BatchWriter::exact(out, &self.header)?;
         for record in &self.records {
             writer.append_record(record)?;
@@ -660,7 +668,7 @@ impl RecordBatch {
     }
 
     /// The batch's bytes, ready for a Produce request's records field.
-    pub fn encode(&self) -> Result<Records, RecordsError> {
+    pub fn encode(&self) -> Result<Records, EncodeError> {
         let mut out = BytesMut::new();
         self.encode_into(&mut out)?;
         Ok(Records::new(out.freeze()))

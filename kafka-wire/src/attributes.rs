@@ -52,7 +52,7 @@
 //! unless the field is `ignorable`.
 //!
 //! ```
-//! use kafka_wire::{Decode, Encode, EncodeErrorKind, KafkaMessage};
+//! use kafka_wire::{Decode, Encode, ErrorKind, KafkaMessage};
 //!
 //! #[derive(Debug, Clone, PartialEq, KafkaMessage)]
 //! #[kafka(versions = "0-1")]
@@ -63,7 +63,7 @@
 //!
 //! assert_eq!(Fetch::decode_exact(&[][..], 0)?, Fetch { replica: -1 });
 //! let err = Fetch { replica: 3 }.encode_to_bytes(0).unwrap_err();
-//! assert_eq!(*err.kind(), EncodeErrorKind::NonDefaultField { version: 0 });
+//! assert_eq!(*err.kind(), ErrorKind::NonDefaultField { version: 0 });
 //! assert!(Fetch { replica: -1 }.encode_to_bytes(0)?.is_empty());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

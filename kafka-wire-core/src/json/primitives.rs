@@ -1,7 +1,7 @@
 //! The JSON form of each field type: one impl per type.
 
 use super::{AtVersion, FromJson, JsonCodec};
-use crate::{KafkaString, RawTaggedField, Records, UnknownTaggedFields, Uuid};
+use crate::{Compression, KafkaString, RawTaggedField, Records, UnknownTaggedFields, Uuid};
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use base64::Engine;
 use bytes::Bytes;
@@ -266,5 +266,28 @@ impl JsonCodec for RawTaggedField {
             }
         }
         d.deserialize_struct("RawTaggedField", RAW_FIELDS, Raw)
+    }
+}
+
+/// The codec's name as Kafka's `compression.type` spells it.
+impl JsonCodec for Compression {
+    fn serialize_json<S: Serializer>(&self, _: Option<i16>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+
+    fn deserialize_json<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        [
+            Compression::None,
+            Compression::Gzip,
+            Compression::Snappy,
+            Compression::Lz4,
+            Compression::Zstd,
+        ]
+        .into_iter()
+        .find(|c| c.name() == name)
+        .ok_or_else(|| {
+            de::Error::unknown_variant(&name, &["none", "gzip", "snappy", "lz4", "zstd"])
+        })
     }
 }

@@ -4,7 +4,7 @@ use super::bytes::{prefix_len, read_len, unexpected_null, write_len, LenKind};
 use crate::codec::{Codec, Ctx, NullableCodec, Sink};
 use crate::int_array::{Int, IntArray};
 use crate::slot::push_filled;
-use crate::{DecodeError, DecodeErrorKind, EncodeError};
+use crate::{DecodeError, EncodeError, ErrorKind};
 use bytes::{Buf, Bytes};
 
 /// The most memory an array reserves up front from a count it cannot trust; beyond this it
@@ -59,7 +59,7 @@ fn initial_capacity(
         // Fixed-size elements must all fit in what is left; then the count is trustworthy.
         if count.saturating_mul(n) > remaining {
             return Err(DecodeError::new(
-                DecodeErrorKind::CountExceedsRemaining {
+                ErrorKind::CountExceedsRemaining {
                     count: count as u64,
                     remaining,
                 },
@@ -162,7 +162,7 @@ fn decode_ints<T: Int>(
         .filter(|&len| len <= buf.remaining())
         .ok_or_else(|| {
             DecodeError::new(
-                DecodeErrorKind::CountExceedsRemaining {
+                ErrorKind::CountExceedsRemaining {
                     count: count as u64,
                     remaining: buf.remaining(),
                 },

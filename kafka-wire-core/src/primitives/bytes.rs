@@ -6,7 +6,7 @@
 
 use super::varint::{get_uvarint_in, put_uvarint, uvarint_len};
 use crate::codec::{Codec, Ctx, NullableCodec, Sink};
-use crate::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Records};
+use crate::{DecodeError, EncodeError, ErrorKind, Records};
 use bytes::{Buf, Bytes};
 
 /// Which classic prefix a value uses.
@@ -56,7 +56,7 @@ pub(crate) fn bytes_len(cx: Ctx, kind: LenKind, len: usize) -> usize {
 
 #[cold]
 fn too_long(length: usize, kind: LenKind) -> EncodeError {
-    EncodeError::new(EncodeErrorKind::TooLong {
+    EncodeError::new(ErrorKind::TooLong {
         length,
         max: kind.max(),
     })
@@ -164,7 +164,7 @@ fn read_len_slow(buf: &mut Bytes, cx: Ctx, kind: LenKind) -> Result<Option<usize
             return Ok(None);
         }
         return Err(DecodeError::new(
-            DecodeErrorKind::NegativeLength { length: len },
+            ErrorKind::NegativeLength { length: len },
             start,
         ));
     }
@@ -172,18 +172,21 @@ fn read_len_slow(buf: &mut Bytes, cx: Ctx, kind: LenKind) -> Result<Option<usize
     let remaining = buf.remaining();
     if kind == LenKind::String && len_u > LenKind::String.max() as u64 {
         return Err(DecodeError::new(
-            DecodeErrorKind::StringTooLong { length: len_u },
+            ErrorKind::TooLong {
+                length: usize::try_from(len_u).unwrap_or(usize::MAX),
+                max: i16::MAX as usize,
+            },
             start,
         ));
     }
     if len_u > remaining as u64 {
         let kind = if kind == LenKind::Array {
-            DecodeErrorKind::CountExceedsRemaining {
+            ErrorKind::CountExceedsRemaining {
                 count: len_u,
                 remaining,
             }
         } else {
-            DecodeErrorKind::LengthExceedsRemaining {
+            ErrorKind::LengthExceedsRemaining {
                 length: len_u,
                 remaining,
             }
@@ -196,7 +199,7 @@ fn read_len_slow(buf: &mut Bytes, cx: Ctx, kind: LenKind) -> Result<Option<usize
 #[cold]
 pub(crate) fn unexpected_null(cx: Ctx, remaining: usize) -> DecodeError {
     DecodeError::new(
-        DecodeErrorKind::UnexpectedNull {
+        ErrorKind::UnexpectedNull {
             version: cx.version,
         },
         remaining,

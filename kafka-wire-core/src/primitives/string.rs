@@ -2,7 +2,7 @@
 
 use super::bytes::{bytes_len, decode_bytes, encode_bytes, unexpected_null, LenKind};
 use crate::codec::{Codec, Ctx, NullableCodec, Sink};
-use crate::{DecodeError, DecodeErrorKind, EncodeError, KafkaString};
+use crate::{DecodeError, EncodeError, ErrorKind, KafkaString};
 use bytes::{Buf, Bytes};
 
 /// Reads a string's bytes and checks them for UTF-8; `None` is null.
@@ -13,7 +13,7 @@ fn decode_str(buf: &mut Bytes, cx: Ctx) -> Result<Option<KafkaString>, DecodeErr
         None => Ok(None),
         Some(bytes) => KafkaString::checked(bytes)
             .map(Some)
-            .ok_or_else(|| DecodeError::new(DecodeErrorKind::InvalidUtf8, start)),
+            .ok_or_else(|| DecodeError::new(ErrorKind::InvalidUtf8, start)),
     }
 }
 

@@ -173,10 +173,10 @@ pub enum CodecError {
     /// Reading or writing the socket failed.
     Io(io::Error),
     /// A frame that cannot be read: its size is above the maximum or negative
-    /// ([`FrameTooLarge`](crate::DecodeErrorKind::FrameTooLarge),
-    /// [`NegativeLength`](crate::DecodeErrorKind::NegativeLength)), its header or body does not
+    /// ([`FrameTooLarge`](crate::ErrorKind::FrameTooLarge),
+    /// [`NegativeLength`](crate::ErrorKind::NegativeLength)), its header or body does not
     /// decode, or the stream ended inside it
-    /// ([`UnexpectedEof`](crate::DecodeErrorKind::UnexpectedEof)).
+    /// ([`UnexpectedEof`](crate::ErrorKind::UnexpectedEof)).
     Decode(DecodeError),
     /// A message that cannot be written at its version; nothing of it was written.
     Encode(EncodeError),
@@ -279,7 +279,7 @@ impl FrameReader {
     }
 
     /// [`next`](Self::next) at the end of the stream: bytes left that make no whole frame are an
-    /// [`UnexpectedEof`](crate::DecodeErrorKind::UnexpectedEof).
+    /// [`UnexpectedEof`](crate::ErrorKind::UnexpectedEof).
     fn last<T>(
         &mut self,
         src: &mut BytesMut,

@@ -26,7 +26,7 @@ use tokio_util::codec::{Decoder, Encoder};
 /// use kafka_wire::messages::api::{RequestBody, ResponseBody};
 /// use kafka_wire::messages::{MetadataRequest, MetadataResponse, RequestHeader};
 /// use kafka_wire::tokio::{Response, ServerCodec};
-/// use kafka_wire::DecodeErrorKind;
+/// use kafka_wire::ErrorKind;
 /// use tokio_util::codec::{Decoder, Encoder};
 ///
 /// let mut codec = ServerCodec::<RequestBody>::with_max_frame_size(1024);
@@ -55,7 +55,7 @@ use tokio_util::codec::{Decoder, Encoder};
 /// assert!(matches!(
 ///     err,
 ///     kafka_wire::tokio::CodecError::Decode(ref e)
-///         if matches!(e.kind(), DecodeErrorKind::FrameTooLarge { size: 2000, max: 1024 })
+///         if matches!(e.kind(), ErrorKind::FrameTooLarge { size: 2000, max: 1024 })
 /// ));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

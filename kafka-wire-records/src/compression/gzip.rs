@@ -1,8 +1,8 @@
 //! gzip: one or more members, through flate2.
 
 use super::support::{read_bounded, Output};
-use crate::batch::Compression;
 use crate::error::RecordsError;
+use kafka_wire_core::Compression;
 
 /// Deflate cannot expand one input byte into more than 1032 output bytes (a length-258 match
 /// coded in two bits, four per byte); the first room is a fraction of that.

@@ -6,9 +6,10 @@
 //! whose room grows by what the block's bytes can produce at most.
 
 use super::support::{compress_error, decompress_error, over_limit, Output};
-use crate::batch::Compression;
 use crate::error::RecordsError;
 use bytes::{BufMut, BytesMut};
+use kafka_wire_core::Compression;
+use kafka_wire_core::EncodeError;
 
 const FRAME_MAGIC: [u8; 4] = [0x04, 0x22, 0x4d, 0x18];
 /// The frame descriptor we write: version 01, independent blocks, no checksums but the
@@ -232,7 +233,7 @@ pub(super) fn end_mark(out: &mut BytesMut) {
 }
 
 /// Writes one block: compressed, or stored when compressing does not make it smaller.
-pub(super) fn put_block(out: &mut BytesMut, block: &[u8]) -> Result<(), RecordsError> {
+pub(super) fn put_block(out: &mut BytesMut, block: &[u8]) -> Result<(), EncodeError> {
     let size_at = out.len();
     let most = lz4_flex::block::get_maximum_output_size(block.len());
     out.put_u32_le(0);

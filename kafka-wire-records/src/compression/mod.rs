@@ -31,9 +31,33 @@ mod zstd;
 
 pub(crate) use stream::Compressor;
 
-use crate::batch::{Compression, DecodeLimits};
-use crate::error::{RecordsError, RecordsErrorKind};
+use crate::batch::DecodeLimits;
+use crate::error::RecordsError;
 use bytes::BytesMut;
+use kafka_wire_core::Compression;
+use kafka_wire_core::EncodeError;
+use kafka_wire_core::ErrorKind;
+
+/// True when this build can read and write `compression`: its cargo feature is on.
+///
+/// ```
+/// use kafka_wire::records::{is_enabled, Compression};
+///
+/// assert!(is_enabled(Compression::None));
+/// // `cargo test --workspace` turns every codec on.
+/// assert!(is_enabled(Compression::Lz4));
+/// ```
+pub fn is_enabled(compression: Compression) -> bool {
+    match compression {
+        Compression::None => true,
+        Compression::Gzip => cfg!(feature = "gzip"),
+        Compression::Snappy => cfg!(feature = "snappy"),
+        Compression::Lz4 => cfg!(feature = "lz4"),
+        Compression::Zstd => cfg!(feature = "zstd"),
+        // A codec kafka-wire does not know yet.
+        _ => false,
+    }
+}
 
 /// Decompresses the payload of a batch of `magic` (magic matters for LZ4's header checksum),
 /// refusing output longer than `limits.max_decompressed` without allocating beyond it.
@@ -56,7 +80,7 @@ pub fn decompress(
     match compression {
         Compression::None => {
             if data.len() > limit {
-                return Err(RecordsErrorKind::DecompressionLimit { limit }.into());
+                return Err(ErrorKind::DecompressionLimit { limit }.into());
             }
             Ok(data.to_vec())
         }
@@ -69,7 +93,7 @@ pub fn decompress(
         #[cfg(feature = "zstd")]
         Compression::Zstd => zstd::decompress(data, limit),
         #[allow(unreachable_patterns)]
-        other => Err(RecordsErrorKind::CodecNotEnabled { compression: other }.into()),
+        other => Err(ErrorKind::CodecNotEnabled { compression: other }.into()),
     }
 }
 
@@ -78,9 +102,9 @@ pub fn decompress(
 /// ```
 /// use kafka_wire::records::{compress, Compression};
 /// assert_eq!(compress(Compression::None, 2, b"abc")?, b"abc");
-/// # Ok::<(), kafka_wire::records::RecordsError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn compress(compression: Compression, magic: i8, data: &[u8]) -> Result<Vec<u8>, RecordsError> {
+pub fn compress(compression: Compression, magic: i8, data: &[u8]) -> Result<Vec<u8>, EncodeError> {
     let mut out = BytesMut::new();
     let mut compressor = Compressor::new(compression, magic, &mut out)?;
     compressor.write(&mut out, data)?;

@@ -1,8 +1,8 @@
 //! Snappy: snappy-java's xerial block framing, or one raw block.
 
 use super::support::{decompress_error, over_limit, Output};
-use crate::batch::Compression;
 use crate::error::RecordsError;
+use kafka_wire_core::Compression;
 
 pub(super) const XERIAL_MAGIC: &[u8; 8] = b"\x82SNAPPY\x00";
 /// snappy-java's default block size: each block compresses this much input.

@@ -7,9 +7,10 @@
 
 #[allow(unused_imports)]
 use super::support::compress_error;
-use crate::batch::Compression;
-use crate::error::{RecordsError, RecordsErrorKind};
 use bytes::BytesMut;
+use kafka_wire_core::Compression;
+use kafka_wire_core::EncodeError;
+use kafka_wire_core::ErrorKind;
 
 /// A payload being compressed onto the end of a `BytesMut`. The buffer is passed to each call
 /// rather than held, so that the batch writer can patch the batch header around the payload.
@@ -35,7 +36,7 @@ impl Compressor {
         compression: Compression,
         magic: i8,
         out: &mut BytesMut,
-    ) -> Result<Self, RecordsError> {
+    ) -> Result<Self, EncodeError> {
         Ok(Compressor(match compression {
             Compression::None => State::None,
             #[cfg(feature = "gzip")]
@@ -58,12 +59,12 @@ impl Compressor {
             #[cfg(feature = "zstd")]
             Compression::Zstd => State::Zstd(Vec::new()),
             #[allow(unreachable_patterns)]
-            other => return Err(RecordsErrorKind::CodecNotEnabled { compression: other }.into()),
+            other => return Err(ErrorKind::CodecNotEnabled { compression: other }.into()),
         }))
     }
 
     /// Compresses `data` onto the end of `out`.
-    pub(crate) fn write(&mut self, out: &mut BytesMut, data: &[u8]) -> Result<(), RecordsError> {
+    pub(crate) fn write(&mut self, out: &mut BytesMut, data: &[u8]) -> Result<(), EncodeError> {
         match &mut self.0 {
             State::None => out.extend_from_slice(data),
             #[cfg(feature = "gzip")]
@@ -90,7 +91,7 @@ impl Compressor {
         )),
         allow(unused_variables)
     )]
-    pub(crate) fn finish(self, out: &mut BytesMut) -> Result<(), RecordsError> {
+    pub(crate) fn finish(self, out: &mut BytesMut) -> Result<(), EncodeError> {
         match self.0 {
             State::None => {}
             #[cfg(feature = "gzip")]
@@ -147,8 +148,8 @@ impl Blocks {
     fn push(
         &mut self,
         mut data: &[u8],
-        mut put: impl FnMut(&[u8]) -> Result<(), RecordsError>,
-    ) -> Result<(), RecordsError> {
+        mut put: impl FnMut(&[u8]) -> Result<(), EncodeError>,
+    ) -> Result<(), EncodeError> {
         while !data.is_empty() {
             let take = self.size.saturating_sub(self.buf.len()).min(data.len());
             let (now, later) = data.split_at(take);
@@ -173,8 +174,8 @@ impl Blocks {
     /// Hands on the last, partial block.
     fn finish(
         self,
-        mut put: impl FnMut(&[u8]) -> Result<(), RecordsError>,
-    ) -> Result<(), RecordsError> {
+        mut put: impl FnMut(&[u8]) -> Result<(), EncodeError>,
+    ) -> Result<(), EncodeError> {
         if self.buf.is_empty() {
             return Ok(());
         }
@@ -184,11 +185,11 @@ impl Blocks {
 
 #[cfg(feature = "gzip")]
 mod gzip {
-    use crate::batch::Compression;
     use crate::compression::support::compress_error;
-    use crate::error::RecordsError;
     use bytes::BytesMut;
     use flate2::{Compress, FlushCompress, Status};
+    use kafka_wire_core::Compression;
+    use kafka_wire_core::EncodeError;
 
     /// One gzip member (RFC 1952): the header, a raw deflate stream, then the CRC-32 and the
     /// length of the input.
@@ -211,18 +212,14 @@ mod gzip {
             }
         }
 
-        pub(super) fn write(
-            &mut self,
-            out: &mut BytesMut,
-            data: &[u8],
-        ) -> Result<(), RecordsError> {
+        pub(super) fn write(&mut self, out: &mut BytesMut, data: &[u8]) -> Result<(), EncodeError> {
             self.crc.update(data);
             // Truncation is the trailer's rule: the length modulo 2^32.
             self.len = self.len.wrapping_add(data.len() as u32);
             self.deflate(out, data, FlushCompress::None)
         }
 
-        pub(super) fn finish(mut self, out: &mut BytesMut) -> Result<(), RecordsError> {
+        pub(super) fn finish(mut self, out: &mut BytesMut) -> Result<(), EncodeError> {
             self.deflate(out, &[], FlushCompress::Finish)?;
             // A CRC-32 fits its `u64`.
             out.extend_from_slice(&(self.crc.finalize() as u32).to_le_bytes());
@@ -237,7 +234,7 @@ mod gzip {
             out: &mut BytesMut,
             mut data: &[u8],
             flush: FlushCompress,
-        ) -> Result<(), RecordsError> {
+        ) -> Result<(), EncodeError> {
             loop {
                 // Deflate writes at most a little more than it reads; what it holds back comes
                 // out on a later call or at the finish.
@@ -272,10 +269,10 @@ mod gzip {
 #[cfg(feature = "snappy")]
 mod snappy {
     use super::super::snappy::XERIAL_MAGIC;
-    use crate::batch::Compression;
     use crate::compression::support::compress_error;
-    use crate::error::RecordsError;
     use bytes::BytesMut;
+    use kafka_wire_core::Compression;
+    use kafka_wire_core::EncodeError;
 
     /// The xerial stream header: magic, version 1, compatible version 1.
     pub(super) fn header(out: &mut BytesMut) {
@@ -289,7 +286,7 @@ mod snappy {
         encoder: &mut snap::raw::Encoder,
         out: &mut BytesMut,
         block: &[u8],
-    ) -> Result<(), RecordsError> {
+    ) -> Result<(), EncodeError> {
         let len_at = out.len();
         out.extend_from_slice(&[0; 4]);
         let body_at = out.len();

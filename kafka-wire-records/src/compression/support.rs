@@ -10,15 +10,17 @@
     allow(dead_code)
 )]
 
-use crate::batch::Compression;
-use crate::error::{RecordsError, RecordsErrorKind};
+use crate::error::RecordsError;
+use kafka_wire_core::Compression;
+use kafka_wire_core::EncodeError;
+use kafka_wire_core::ErrorKind;
 
 #[cold]
 pub(super) fn decompress_error(
     compression: Compression,
     err: impl core::fmt::Display,
 ) -> RecordsError {
-    RecordsErrorKind::Decompression {
+    ErrorKind::DecompressionFailed {
         compression,
         message: alloc::string::ToString::to_string(&err),
     }
@@ -29,17 +31,16 @@ pub(super) fn decompress_error(
 pub(super) fn compress_error(
     compression: Compression,
     err: impl core::fmt::Display,
-) -> RecordsError {
-    RecordsErrorKind::Compression {
+) -> EncodeError {
+    EncodeError::new(ErrorKind::CompressionFailed {
         compression,
         message: alloc::string::ToString::to_string(&err),
-    }
-    .into()
+    })
 }
 
 #[cold]
 pub(super) fn over_limit(limit: usize) -> RecordsError {
-    RecordsErrorKind::DecompressionLimit { limit }.into()
+    ErrorKind::DecompressionLimit { limit }.into()
 }
 
 /// Decompressed output: one buffer that grows with what the codec writes into it, never past

@@ -1,8 +1,8 @@
 //! Zstandard: one or more frames, through ruzstd, with the frame header checked first.
 
 use super::support::{decompress_error, over_limit, read_bounded, Output};
-use crate::batch::Compression;
 use crate::error::RecordsError;
+use kafka_wire_core::Compression;
 use ruzstd::decoding::StreamingDecoder;
 
 const FRAME_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];

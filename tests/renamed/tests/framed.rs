@@ -4,7 +4,7 @@
 use bytes::BytesMut;
 use kw::frame::{self, DEFAULT_MAX_FRAME_SIZE};
 use kw::messages::{ApiVersionsRequest, RequestHeader, ResponseHeader};
-use kw::{ApiMessage, ApiSet, DecodeErrorKind, KafkaString};
+use kw::{ApiMessage, ApiSet, ErrorKind, KafkaString};
 use renamed_dependency::{EchoPart, EchoRequest, EchoResponse, Requests, Responses};
 
 fn header(key: i16, version: i16) -> RequestHeader {
@@ -68,5 +68,5 @@ fn kafka_apis_left_out_of_the_build_are_unknown_to_the_sets() {
     // Produce (key 0) is not in this crate's set.
     const PRODUCE: &[u8] = &[0, 0, 0, 9, 0, 0, 0, 1, 0, 0];
     let err = frame::decode_request::<Requests>(bytes::Bytes::from_static(PRODUCE)).unwrap_err();
-    assert_eq!(*err.kind(), DecodeErrorKind::UnknownApiKey { key: 0 });
+    assert_eq!(*err.kind(), ErrorKind::UnknownApiKey { key: 0 });
 }

@@ -2,10 +2,7 @@
 //! encoding and decoding at every version.
 
 use kafka_wire::bytes::Bytes;
-use kafka_wire::{
-    ApiMessage, Decode, Encode, EncodeErrorKind, KafkaMessage, KafkaString, Message,
-    RawTaggedField, Records, UnknownTaggedFields, Uuid, VersionRange,
-};
+use kafka_wire::{ApiMessage, Decode, Encode, ErrorKind, KafkaMessage, KafkaString, Message, RawTaggedField, Records, UnknownTaggedFields, Uuid, VersionRange};
 
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(key = 1000, versions = "0-3", flexible = "2+")]
@@ -126,7 +123,7 @@ fn main() {
     let mut v = portable();
     v.epoch = 5;
     let err = v.encode_to_bytes(0).unwrap_err();
-    assert_eq!(*err.kind(), EncodeErrorKind::NonDefaultField { version: 0 });
+    assert_eq!(*err.kind(), ErrorKind::NonDefaultField { version: 0 });
     assert_eq!(err.path(), "Everything.epoch");
     assert_eq!(v.encoded_len(0).unwrap(), portable().encoded_len(0).unwrap());
     assert_eq!(round_trip(&v, 1).epoch, 5);

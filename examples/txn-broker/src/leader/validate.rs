@@ -2,17 +2,19 @@
 //! magic 2 data batch, its records numbered from its base offset, its producer fields coherent.
 
 use bytes::Bytes;
-use kafka_wire::records::{BatchHeader, BatchView, RecordsError, RecordsErrorKind, RecordsReader};
+use kafka_wire::records::{BatchHeader, BatchView, RecordsError, RecordsReader};
 use kafka_wire::ErrorCode;
+use kafka_wire::ErrorKind;
 
 use super::log::{refuse, Refusal};
 
 /// The refusal for a batch the records layer cannot read.
 fn unreadable(e: RecordsError) -> Refusal {
     let code = match e.kind() {
-        RecordsErrorKind::UnsupportedCompression { .. }
-        | RecordsErrorKind::CodecNotEnabled { .. } => ErrorCode::UNSUPPORTED_COMPRESSION_TYPE,
-        RecordsErrorKind::UnsupportedMagic { .. } => ErrorCode::INVALID_RECORD,
+        ErrorKind::UnsupportedCompression { .. } | ErrorKind::CodecNotEnabled { .. } => {
+            ErrorCode::UNSUPPORTED_COMPRESSION_TYPE
+        }
+        ErrorKind::UnsupportedMagic { .. } => ErrorCode::INVALID_RECORD,
         _ => ErrorCode::CORRUPT_MESSAGE,
     };
     refuse(code, e.to_string())
