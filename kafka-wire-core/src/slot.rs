@@ -7,19 +7,18 @@
 //! caller then copies the whole struct into the vector with wide loads; the wide loads wait for
 //! the narrow stores that have not yet reached the cache, once per element. With the nested
 //! decoder inlined into each array's loop the compiler stores straight into the vector instead,
-//! but the catalogue then costs 2.9 s more to build, on a build of 19 s (`tools/compile-cost.sh`
-//! on the library alone, medians of three: 18.9 s against 16.1 s), because every struct's
-//! decoder is copied into every array of it and into the arrays around those. Called and
-//! copied, a large WriteTxnMarkersResponse decoded in 106 µs against 44 µs inlined (the
-//! messages bench). Through a [`Slot`], the struct's decoder is compiled once, out of line, and
-//! still writes its fields where they stay: 58 to 62 µs, faster than the hand-written codec.
+//! but then every struct's decoder is copied into every array of it and into the arrays around
+//! those, and the catalogue takes much longer to build. Through a [`Slot`], the struct's
+//! decoder is compiled once, out of line, and still writes its fields where they stay: as fast
+//! as inlined, and faster than a codec written by hand for the message (BENCHMARKS.md, "Why the
+//! code is written so").
 //!
 //! # The invariant
 //!
 //! A [`Filled`] exists only once [`Slot::fill`] has written a value into its slot: it is the
 //! proof that the place is initialised. Nothing outside this module can make a `Slot` or a
 //! `Filled`, and a `Filled` is tied to its slot's lifetime, so a decoder can hand back no other
-//! proof than that of the slot it was given; [`push_decoded`] checks that the proof points at
+//! proof than that of the slot it was given; [`push_filled`] checks that the proof points at
 //! that slot all the same before it counts the element into the vector. A decoder that fails or
 //! panics after filling its slot leaks the value (it is never counted into the vector), which is
 //! safe.

@@ -6,7 +6,7 @@
 
 use crate::codec::{Ctx, Sink};
 use crate::primitives::varint::{get_uvarint_in, put_uvarint, uvarint_len};
-use crate::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+use crate::{DecodeError, EncodeError, ErrorKind};
 use bytes::{Buf, Bytes};
 use core::mem::ManuallyDrop;
 
@@ -44,10 +44,9 @@ pub struct UnknownTaggedFields(ManuallyDrop<Option<Box<Vec<RawTaggedField>>>>);
 
 // Dropping a struct drops its unknown tagged fields, and every struct of the catalogue has
 // them: left to the compiler, the loop over the fields, their buffers and the two frees would be
-// inlined into the drop of each of those structs and of every array of them. Here a struct
-// drop tests one word and calls out only for the rare struct that holds some fields
-// (the catalogue's library built in 16.1 s against 16.9 s, medians of three of
-// tools/compile-cost.sh's build).
+// inlined into the drop of each of those structs and of every array of them, which the
+// catalogue's build time shows. Here a struct drop tests one word and calls out only for the
+// rare struct that holds some fields.
 impl Drop for UnknownTaggedFields {
     #[inline]
     fn drop(&mut self) {
@@ -263,7 +262,7 @@ const MAX_FIELD_LEN: usize = i32::MAX as usize;
 #[cold]
 #[inline(never)]
 fn field_too_long(length: usize) -> EncodeError {
-    EncodeError::new(EncodeErrorKind::TooLong {
+    EncodeError::new(ErrorKind::TooLong {
         length,
         max: MAX_FIELD_LEN,
     })
@@ -307,7 +306,7 @@ fn decode_tagged_fields(
     // Each field takes at least two bytes (tag and size).
     if count as usize > buf.remaining() / 2 {
         return Err(DecodeError::new(
-            DecodeErrorKind::CountExceedsRemaining {
+            ErrorKind::CountExceedsRemaining {
                 count: u64::from(count),
                 remaining: buf.remaining(),
             },
@@ -321,7 +320,7 @@ fn decode_tagged_fields(
         if cx.strict {
             if let Some(previous) = previous.filter(|&p| tag <= p) {
                 return Err(DecodeError::new(
-                    DecodeErrorKind::TaggedFieldsOutOfOrder { previous, tag },
+                    ErrorKind::TaggedFieldsOutOfOrder { previous, tag },
                     field_start,
                 ));
             }
@@ -330,7 +329,7 @@ fn decode_tagged_fields(
         let size = get_uvarint_in(buf, cx)? as usize;
         if size > buf.remaining() {
             return Err(DecodeError::new(
-                DecodeErrorKind::LengthExceedsRemaining {
+                ErrorKind::LengthExceedsRemaining {
                     length: size as u64,
                     remaining: buf.remaining(),
                 },
@@ -342,7 +341,7 @@ fn decode_tagged_fields(
         if known(tag, &mut data).map_err(|e| e.behind(after))? {
             if data.has_remaining() {
                 return Err(DecodeError::new(
-                    DecodeErrorKind::TaggedFieldSize {
+                    ErrorKind::TaggedFieldSize {
                         tag,
                         declared: size,
                         used: size.saturating_sub(data.remaining()),
@@ -354,7 +353,7 @@ fn decode_tagged_fields(
             unknown.push(RawTaggedField { tag, data });
         } else {
             return Err(DecodeError::new(
-                DecodeErrorKind::UnknownTaggedField { tag },
+                ErrorKind::UnknownTaggedField { tag },
                 field_start,
             ));
         }

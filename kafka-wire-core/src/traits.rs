@@ -1,7 +1,7 @@
 //! The message-level API: `Message` metadata and version-checked `Encode` / `Decode`.
 
 use crate::codec::{Codec, Ctx, Sink};
-use crate::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, VersionRange};
+use crate::{DecodeError, EncodeError, ErrorKind, VersionRange};
 use bytes::{Buf, Bytes, BytesMut};
 
 /// A top-level, versioned schema: an API request or response, a header, or a data schema.
@@ -111,20 +111,20 @@ pub trait Decode: Sized {
     }
 
     /// Reads a message that must use every byte of `input`, strictly: also refusing varints
-    /// longer than they need to be ([`NonMinimalVarint`](DecodeErrorKind::NonMinimalVarint))
+    /// longer than they need to be ([`NonMinimalVarint`](ErrorKind::NonMinimalVarint))
     /// and tagged fields whose tags do not increase
-    /// ([`TaggedFieldsOutOfOrder`](DecodeErrorKind::TaggedFieldsOutOfOrder)). Kafka's own
+    /// ([`TaggedFieldsOutOfOrder`](ErrorKind::TaggedFieldsOutOfOrder)). Kafka's own
     /// reader accepts both; a proxy that must forward only canonical bytes wants neither.
     ///
     /// ```
     /// use kafka_wire::messages::WriteTxnMarkersResponse;
-    /// use kafka_wire::{Decode, DecodeErrorKind};
+    /// use kafka_wire::{Decode, ErrorKind};
     ///
     /// // Version 1, an empty markers array written as the two-byte varint `81 00`.
     /// const PADDED: &[u8] = &[0x81, 0x00, 0x00];
     /// assert!(WriteTxnMarkersResponse::decode_exact(PADDED, 1).is_ok());
     /// let err = WriteTxnMarkersResponse::decode_strict(PADDED, 1).unwrap_err();
-    /// assert_eq!(err.kind(), &DecodeErrorKind::NonMinimalVarint);
+    /// assert_eq!(err.kind(), &ErrorKind::NonMinimalVarint);
     /// ```
     fn decode_strict(input: impl Into<Bytes>, version: i16) -> Result<Self, DecodeError>;
 
@@ -141,7 +141,7 @@ pub(crate) fn no_trailing_bytes(count: usize, len: usize) -> Result<(), DecodeEr
     if count == 0 {
         return Ok(());
     }
-    Err(DecodeError::new(DecodeErrorKind::TrailingBytes { count }, count).located(len))
+    Err(DecodeError::new(ErrorKind::TrailingBytes { count }, count).located(len))
 }
 
 /// A buffer for a message of `len` bytes. No Kafka message is longer than an i32 size can say;
@@ -157,9 +157,8 @@ fn buffer_for(len: usize) -> Result<BytesMut, EncodeError> {
 
 /// The context to encode `version` of the message `name` in.
 ///
-/// Inlined, as encoding a small message is a few dozen nanoseconds and a call a few of them
-/// (messages bench, WriteTxnMarkersRequest v1 small: 1.24x kafka-protocol called, 1.45x
-/// inlined). Decoding allocates, and [`decode_context`] stays a call: the wrappers are
+/// Inlined, as a call is a noticeable part of encoding a small message. Decoding allocates,
+/// which a call is small beside, and [`decode_context`] stays a call: the wrappers are
 /// instantiated for every message a program uses, in the program's own crate.
 #[inline]
 fn encode_context(
@@ -174,7 +173,7 @@ fn encode_context(
 #[cold]
 #[inline(never)]
 fn too_long_for_buffer(length: usize) -> EncodeError {
-    EncodeError::new(EncodeErrorKind::TooLong {
+    EncodeError::new(ErrorKind::TooLong {
         length,
         max: i32::MAX as usize,
     })
@@ -183,13 +182,13 @@ fn too_long_for_buffer(length: usize) -> EncodeError {
 #[cold]
 #[inline(never)]
 fn unsupported_encode(version: i16, valid: VersionRange, name: &'static str) -> EncodeError {
-    EncodeError::new(EncodeErrorKind::UnsupportedVersion { version, valid }).in_message(name)
+    EncodeError::new(ErrorKind::UnsupportedVersion { version, valid }).in_message(name)
 }
 
 #[cold]
 #[inline(never)]
 fn unsupported_decode(version: i16, valid: VersionRange, name: &'static str) -> DecodeError {
-    let kind = DecodeErrorKind::UnsupportedVersion { version, valid };
+    let kind = ErrorKind::UnsupportedVersion { version, valid };
     DecodeError::at(kind, 0).in_message(name)
 }
 
@@ -239,16 +238,12 @@ impl<M: Codec> ToBuffer for M {
 /// right size, the encoder reached through a pointer, and freezing the buffer.
 ///
 /// `encode_to_bytes` is instantiated for every message a program encodes, in the program's own
-/// crate. Written out there, with the encoder inlined into it, it was a sixth of the LLVM IR of
-/// a program that encodes and decodes every message (the one of `tools/compile-cost.sh`:
-/// 268,000 lines, 224,000 with this, by `cargo llvm-lines`), and that program's own build took
-/// 8.6-8.9 s instead of 7.5 s (four alternating rebuilds). What remains per message is the
-/// version check, the call to its sizer, and the one function of `ToBuffer`. At run time it is
-/// one indirect call, and the encoder is no longer inlined into the buffer's code: a small
-/// WriteTxnMarkersRequest takes 1,447 instructions to encode instead of 1,421 (callgrind), and
-/// 41 ns instead of 38 ns (messages bench, three alternating runs), 1.35-1.38 times
-/// kafka-protocol's speed instead of 1.49-1.53. With the buffer made and frozen by calls and
-/// the encoder inlined instead, the program's IR was 240,000 lines and the encode took 52 ns.
+/// crate. Written out there, with the encoder inlined into it, it was a large share of the
+/// code of a program that encodes and decodes every message, and of its build time. What
+/// remains per message is the version check, the call to its sizer, and the one function of
+/// `ToBuffer`. At run time it is one indirect call, and the encoder is no longer inlined into
+/// the buffer's code, which costs a small message a few instructions (BENCHMARKS.md, "Why the
+/// code is written so").
 fn to_new_buffer(len: usize, message: &dyn ToBuffer, cx: Ctx) -> Result<Bytes, EncodeError> {
     let mut buf = buffer_for(len)?;
     message.write_to(&mut buf, cx)?;

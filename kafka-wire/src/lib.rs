@@ -54,6 +54,7 @@ pub use kafka_wire_core::*;
 pub use kafka_wire_records as records;
 
 pub mod attributes;
+pub mod guide;
 pub mod messages;
 #[cfg(feature = "api-versions")]
 pub mod negotiate;

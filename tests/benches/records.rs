@@ -1,7 +1,7 @@
 //! Record batches: kafka-wire against the `kafka-protocol` crate 0.18, reading and writing the
 //! same records in one run.
 //!
-//! The records field is 64 magic 2 batches of 100 records each (about 1 MB uncompressed): a
+//! The records field is 64 magic 2 batches of 100 records each (a megabyte uncompressed): a
 //! 16-byte key, a 100-byte value of words (so that gzip has something to do), two headers
 //! (`trace-id` with 16 bytes, `content-type` with 16 bytes).
 //!

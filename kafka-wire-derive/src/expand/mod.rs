@@ -93,15 +93,13 @@ fn fallback(input: &syn::DeriveInput, is_top: bool, p: &TokenStream) -> TokenStr
 /// the message. A nested struct is decoded by `decode_into`, which writes its fields straight
 /// into the place that keeps it (an array's element), and `decode_value` reads it through a
 /// slot on the stack. That `decode_value` is `#[inline]`, so compiled only where a struct is
-/// read on its own rather than for every nested struct (a twentieth of the library's code for
-/// the compiler's backend, by `cargo llvm-lines`). See the runtime's `slot` module for the
-/// measurements behind decoding into a slot, against inlining the decoder into every array.
+/// read on its own rather than for every nested struct, which keeps a share of the library's
+/// code from the compiler's backend. The runtime's `slot` module says why decoding into a slot
+/// beats inlining the decoder into every array.
 ///
 /// A nested struct's `value_len` is `#[inline]`, so that an array's loop sizes its elements
-/// without a call each (messages bench, two runs of the size rows each: MetadataResponse v13
-/// 33 µs inlined against 44-49 µs called, 1.36x kafka-protocol against 1.01-1.03x;
-/// WriteTxnMarkersResponse v1 large 4.7x against 3.2x). The build of the library did not move
-/// beyond the noise of its measurement (a second either way).
+/// without a call each: arrays of structs size markedly faster so, and the library builds as
+/// fast (BENCHMARKS.md, "Why the code is written so").
 fn expand_impls(msg: &Message) -> TokenStream {
     let ident = &msg.input.ident;
     let p = &msg.private;

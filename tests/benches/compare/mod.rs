@@ -5,11 +5,12 @@
 //!    call makes;
 //! 2. criterion's own measurement of each (skipped with `KW_BENCH=quick`), for its statistics
 //!    and its saved baselines;
-//! 3. the figure the table reports: both timed in alternation, in rounds of about 25 ms each,
-//!    which side goes first changing every round. The ratio of each round (peer time ÷ ours) is
-//!    taken, and the table shows the median over the rounds with the lowest and highest. Timings
-//!    on a small shared machine drift by 10 to 40 % over seconds; alternating keeps both sides
-//!    under the same drift, so the ratio holds where the absolute times do not.
+//! 3. the figure the table reports: both timed in alternation, in rounds of a few tens of
+//!    milliseconds each, which side goes first changing every round. The ratio of each round
+//!    (peer time ÷ ours) is taken, and the table shows the median over the rounds with the
+//!    lowest and highest. Timings on a small shared machine drift by tens of percent over
+//!    seconds; alternating keeps both sides under the same drift, so the ratio holds where the
+//!    absolute times do not.
 //!
 //! `KW_BENCH=quick` runs few short rounds and no criterion pass: a smoke test for CI.
 //! `KW_BENCH_ONLY=<text>` runs only the comparisons whose "group case" contains the text (for a

@@ -17,7 +17,7 @@ fn markers_are_retried_after_a_failed_send_and_not_leader() {
     assert_eq!(first[0].broker, 0);
     c.on_marker_result(first[0].id, None, 1_000);
     assert_eq!(state(&c, "t"), TxnState::PrepareCommit);
-    // First backoff: 50 ms.
+    // The first backoff.
     assert!(c.poll_markers(&cl, 1_049).is_empty());
     let second = c.poll_markers(&cl, 1_050);
     assert_eq!(second.len(), 1);
@@ -35,14 +35,14 @@ fn markers_are_retried_after_a_failed_send_and_not_leader() {
         Some(&answer(&second[0], |_| ErrorCode::NOT_LEADER_OR_FOLLOWER)),
         1_050,
     );
-    // Doubled: 100 ms. Meanwhile the partition moves to broker 2.
+    // The backoff doubled. Meanwhile the partition moves to broker 2.
     assert!(cl.move_leader(&tp("orders", 0), 2));
     assert!(c.poll_markers(&cl, 1_149).is_empty());
     let third = c.poll_markers(&cl, 1_150);
     assert_eq!(third.len(), 1);
     assert_eq!(third[0].broker, 2, "leader looked up again at each send");
 
-    // An answer that leaves the partition out is a failure too (backoff now 200 ms).
+    // An answer that leaves the partition out is a failure too (the backoff doubles again).
     c.on_marker_result(
         third[0].id,
         Some(&WriteTxnMarkersResponse::default()),
