@@ -43,11 +43,11 @@ pub enum TimestampType {
 /// - the owned forms ([`read_all`](crate::read_all), [`RecordsReader::into_owned`](crate::RecordsReader::into_owned), [`BatchView::to_record_batch`](crate::BatchView::to_record_batch))
 ///   count what they build from decompressed bytes (the payloads and the records and headers
 ///   made from them) against `max_decompressed`, over the whole call, and stop with
-///   [`ErrorKind::MemoryLimit`](crate::ErrorKind::MemoryLimit) before going past it.
+///   [`ErrorKind::MemoryLimit`](kafka_wire_core::ErrorKind::MemoryLimit) before going past it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DecodeLimits {
     /// The most bytes one compressed batch may decompress to; more is
-    /// [`ErrorKind::DecompressionLimit`](crate::ErrorKind::DecompressionLimit), found without allocating past the limit.
+    /// [`ErrorKind::DecompressionLimit`](kafka_wire_core::ErrorKind::DecompressionLimit), found without allocating past the limit.
     pub max_decompressed: usize,
 }
 

@@ -14,7 +14,7 @@
 //!   one place: producer epochs, coordinator epochs, the transaction-version-2 rule.
 //! - [`server`]: TCP listeners (one for clients, one for brokers), framing, ApiVersions and
 //!   Metadata, and the marker sender.
-//! - [`trace`]: the `--verbose` trace.
+//! - [`trace`](mod@trace): the `--verbose` trace.
 #![forbid(unsafe_code)]
 
 pub mod cluster;

@@ -28,7 +28,7 @@ pub const CLIENT_APIS: &[(i16, i16, i16)] = &[
 
 /// The one API only the inter-broker listener advertises (the client listener still reads it,
 /// and the leaders refuse it there). Version 2 carries the transaction version of each marker;
-/// the marker sender uses it for transactions of version 2 (see [`MarkerSend::version`]).
+/// the marker sender uses it for transactions of version 2 (see [`MarkerSend::version`](crate::coordinator::MarkerSend::version)).
 pub const BROKER_ONLY_APIS: &[(i16, i16, i16)] = &[(WriteTxnMarkersRequest::API_KEY, 0, 2)];
 
 /// Which versions of which APIs a listener advertises.
