@@ -59,4 +59,4 @@
 //!
 //! The form costs nothing without the feature: the derive writes it only when kafka-wire's `serde`
 //! feature turns on its own, and `cargo tree -p kafka-wire` shows no serde. With it, serde and
-//! base64 are added, and kafka-wire takes longer to build (below).
+//! base64 are added, and kafka-wire takes longer to build (BENCHMARKS.md, "Build cost").

@@ -94,7 +94,7 @@
 //!   KiB or more, records included, as references to the `Bytes` they are held in; it is a `Buf`
 //!   with `chunks_vectored` for `write_vectored`, or `into_segments()` for the list. A broker
 //!   answering a Fetch from its log, or a producer sending records it already holds, pays for the
-//!   small fields only ([measured](https://docs.rs/kafka-wire)).
+//!   small fields only (measured in BENCHMARKS.md, "Whole messages").
 //! - `kafka_wire::negotiate`: from the application's own `(key, versions)` list (an API set's
 //!   `APIS` is one) and a broker's ApiVersions response, the highest version both sides speak for
 //!   each API; `advertise` writes the list a server answers ApiVersions with.

@@ -101,10 +101,11 @@
 //! ```
 //!
 //! What the owned forms build from decompressed payloads (the payloads themselves, and the records
-//! and headers made from them) counts against the decompression limit over the whole call: a gzip
-//! batch of 1.5 KB that inflates to 1 MiB of 7-byte records would otherwise take 15 MiB of
-//! `Record`s, and one record with half a million empty headers 32 MiB. Past the limit the owned
-//! form stops with `MemoryLimit`; the views read such input in the memory of its payload.
+//! and headers made from them) counts against the decompression limit over the whole call: a small
+//! gzip batch that inflates to a mebibyte of 7-byte records would otherwise take fifteen times
+//! that in `Record`s, and one record with half a million empty headers thirty times. Past the
+//! limit the owned form stops with `MemoryLimit`; the views read such input in the memory of its
+//! payload.
 //!
 //! ## Writing
 //!
@@ -182,16 +183,4 @@
 //! empty headers, and on snappy, xerial, LZ4 and zstd payloads claiming up to 64 MiB; the fuzzer's
 //! records targets hold every input to the same bound, for the views and the owned form.
 //!
-//! | input (bytes) | L | views | owned | bound |
-//! |---|---|---|---|---|
-//! | 140,434 empty records, gzip (1,529) | 1 MiB | 1,091,920 | 1,091,984 (`MemoryLimit`) | 1,964,288 |
-//! | 1 record with 491,520 empty headers, gzip (1,060) | 1 MiB | 1,079,120 | 1,079,288 (`MemoryLimit`) | 1,844,224 |
-//! | 9,577,618 empty records, gzip (97,708) | 64 MiB | 67,152,208 | 67,152,272 (`MemoryLimit`) | 92,646,400 |
-//! | 1 record with 33,521,664 empty headers, gzip (65,231) | 64 MiB | 67,152,208 | 67,152,376 (`MemoryLimit`) | 84,332,288 |
-//! | snappy block claiming 64 MiB (69) | 64 MiB | 212 | 188 | 67,650,816 |
-//! | LZ4 frame claiming 60 MiB in 4 MiB blocks (90) | 64 MiB | 1,730 | 1,706 | 67,656,192 |
-//! | zstd frame with a 64 MiB window (71) | 64 MiB | 13,237 | 13,213 | 67,651,328 |
-//!
-//! (Bytes allocated in all, reallocations counted by their growth: an upper bound of the peak.
-//! Materialising every record, as the reader did before it had views, would have taken about 15 and
-//! 32 times the payload in the first four rows.)
+//! BENCHMARKS.md, "Memory of hostile record batches", has the figures of its last run.
