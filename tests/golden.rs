@@ -1,18 +1,21 @@
 //! Golden vectors: bytes written by independent implementations (see `tests/golden/*.py`).
-//! For each: decode == expected value, encode == bytes, `encoded_len` == length, nothing left.
+//! For each: decode == expected value, encode == bytes, `encoded_len` == length, nothing left,
+//! and the message's views read the expected value.
 #![forbid(unsafe_code)]
 
 use bytes::Bytes;
-use kafka_wire::{Decode, Encode, Message};
+use kafka_wire::{Decode, Encode, Message, View};
 use kafka_wire_tests::*;
 use std::fmt::Debug;
 
-fn check<M: Message + Debug + PartialEq>(vector: &Vector, expected: M) {
+fn check<M: Message + View + Debug + PartialEq>(vector: &Vector, expected: M) {
     let label = vector.label();
     let mut input = Bytes::from(vector.bytes.clone());
     let decoded = M::decode(&mut input, vector.version).unwrap_or_else(|e| panic!("{label}: {e}"));
     assert!(input.is_empty(), "{label}: {} bytes left over", input.len());
     assert_eq!(decoded, expected, "{label}: decoded value");
+    json::views_read(&expected, &vector.bytes, vector.version)
+        .unwrap_or_else(|e| panic!("{label}: {e}"));
     let len = expected
         .encoded_len(vector.version)
         .unwrap_or_else(|e| panic!("{label}: {e}"));

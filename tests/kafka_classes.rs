@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 use bytes::{Bytes, BytesMut};
+use kafka_wire::api::BodyView;
 use kafka_wire::json::{at_version, FromJson, JsonBody, JsonCodec};
 use kafka_wire::messages::api::{RequestBody, ResponseBody};
 use kafka_wire::messages::*;
@@ -140,11 +141,19 @@ impl Codec {
     }
 }
 
-fn body_json<S: JsonBody>(key: i16, bytes: &[u8], version: i16) -> Result<Value, String> {
+fn body_json<S: JsonBody + PartialEq>(
+    key: i16,
+    bytes: &[u8],
+    version: i16,
+) -> Result<Value, String> {
     let mut input = Bytes::copy_from_slice(bytes);
     let body = S::decode(key, &mut input, version).map_err(|e| e.to_string())?;
     if !input.is_empty() {
         return Err(format!("{} bytes left over", input.len()));
+    }
+    let viewed = S::view(key, bytes, version).map_err(|e| format!("view: {e}"))?;
+    if viewed.api().key() != key || viewed.into_owned() != body {
+        return Err("the set's view reads another body than decoding".into());
     }
     serde_json::to_value(body.body_at_version(version)).map_err(|e| e.to_string())
 }

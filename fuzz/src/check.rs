@@ -3,7 +3,8 @@
 
 use crate::alloc_count::{Region, Usage};
 use bytes::{Bytes, BytesMut};
-use kafka_wire::{Decode, DecodeError, Encode, EncodeError, Message};
+use kafka_wire::view::walk_accepts;
+use kafka_wire::{Decode, DecodeError, Encode, EncodeError, Message, View};
 use std::cell::RefCell;
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
@@ -30,6 +31,9 @@ pub enum Property {
     /// The lenient frame reader does not read what the strict one reads, but for the bytes
     /// after the body and ApiVersions at a version the set lacks.
     Lenient,
+    /// A view disagrees with decoding: it opens where decoding fails or the other way round,
+    /// fails with another error, reads another value, or allocates to open.
+    View,
 }
 
 impl fmt::Display for Property {
@@ -44,6 +48,7 @@ impl fmt::Display for Property {
             Property::EncodedLen => "encoded-len",
             Property::Offset => "error-offset",
             Property::Lenient => "lenient",
+            Property::View => "view",
         })
     }
 }
@@ -166,19 +171,90 @@ where
     Ok(Outcome::Decoded)
 }
 
-/// Properties 2 to 5 for one message type at one version.
+/// Properties 2 to 5 for one message type at one version, and the differential check of its
+/// views against decoding.
 pub fn check_type<M>(input: &[u8], version: i16) -> Result<Outcome, Violation>
 where
-    M: Message + PartialEq + fmt::Debug,
+    M: Message + View + PartialEq + fmt::Debug,
 {
-    check_message(
+    let outcome = check_message(
         input,
         &Codec {
             decode: |b: Bytes| M::decode_exact(b, version),
             encode: |v: &M, buf: &mut BytesMut| v.encode(buf, version),
             encoded_len: |v: &M| v.encoded_len(version),
         },
-    )
+    )?;
+    check_views::<M>(input, version, false)?;
+    check_views::<M>(input, version, true)?;
+    Ok(outcome)
+}
+
+/// The view property: `M`'s view of `input` (strict or not) opens exactly where decoding
+/// succeeds, and its walk says so too; it then allocates nothing to open, reads every field
+/// without a panic, and converts to decoding's value; where decoding fails, it fails with
+/// the same error.
+pub fn check_views<M>(input: &[u8], version: i16, strict: bool) -> Result<(), Violation>
+where
+    M: Message + View + PartialEq + fmt::Debug,
+{
+    let how = if strict { "strict" } else { "lenient" };
+    let bytes = Bytes::copy_from_slice(input);
+    let decoded = if strict {
+        M::decode_strict(bytes, version)
+    } else {
+        M::decode_exact(bytes, version)
+    };
+    let walked = walk_accepts::<M>(input, version, strict);
+    if walked != decoded.is_ok() {
+        return Err(Violation::new(
+            Property::View,
+            format!("{how}: the walk accepts: {walked}; decoding: {decoded:?}"),
+        ));
+    }
+    let region = Region::new();
+    let viewed = if strict {
+        M::view_strict(input, version)
+    } else {
+        M::view(input, version)
+    };
+    let usage = region.usage();
+    match (viewed, decoded) {
+        (Ok(view), Ok(value)) => {
+            if usage.count != 0 {
+                return Err(Violation::new(
+                    Property::View,
+                    format!("{how}: opening the view made {} allocations", usage.count),
+                ));
+            }
+            // Every accessor, all the way down, without allocating.
+            let region = Region::new();
+            let _ = std::io::Write::write_fmt(&mut std::io::sink(), format_args!("{view:?}"));
+            let usage = region.usage();
+            if usage.count != 0 {
+                return Err(Violation::new(
+                    Property::View,
+                    format!("{how}: reading the view made {} allocations", usage.count),
+                ));
+            }
+            let owned = M::from_view(view, input.into());
+            if is_reflexive(&value) && owned != value {
+                return Err(Violation::new(
+                    Property::View,
+                    format!("{how}: the view reads {owned:?}\ndecoding reads {value:?}"),
+                ));
+            }
+            Ok(())
+        }
+        (Err(a), Err(b)) if a == b => Ok(()),
+        (viewed, decoded) => Err(Violation::new(
+            Property::View,
+            format!(
+                "{how}: the view gives {:?}\ndecoding gives {decoded:?}",
+                viewed.map(|v| M::from_view(v, input.into()))
+            ),
+        )),
+    }
 }
 
 /// Property 3 (and 4, which value equality covers: unknown tagged fields are part of the value).

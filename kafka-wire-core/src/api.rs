@@ -73,6 +73,7 @@
 //! `kafka_wire::attributes` (section "API sets").
 
 use crate::codec::Sink;
+use crate::view::{Reading, Source};
 use crate::{DecodeError, EncodeError, VersionRange};
 use bytes::Bytes;
 use core::fmt;
@@ -235,6 +236,43 @@ pub trait ApiSet: Sized {
     /// lacks is [`UnsupportedVersion`](crate::ErrorKind::UnsupportedVersion).
     fn decode(key: i16, buf: &mut Bytes, version: i16) -> Result<Self, DecodeError>;
 
+    /// The borrowed view of a body of the set: `#[derive(ApiSet)]` writes an enum named after
+    /// the set (`RequestBodyView<'a>` for `RequestBody`) whose variants hold the messages'
+    /// views.
+    type View<'a>: BodyView<'a, Body = Self>;
+
+    /// The view of the body of API `key` at `version`, which uses every byte of `input`: what
+    /// [`View::view`](crate::View::view) is to a message, chosen at run time. It opens on the
+    /// inputs that [`decode`](Self::decode) reads whole and fails with decoding's error.
+    #[inline]
+    fn view<'a>(
+        key: i16,
+        input: impl Into<Source<'a>>,
+        version: i16,
+    ) -> Result<Self::View<'a>, DecodeError> {
+        Self::open_view(key, input.into(), version, Reading::Whole).map(|(view, _)| view)
+    }
+
+    /// [`view`](Self::view) under the rules of [`Decode::decode_strict`](crate::Decode::decode_strict).
+    #[inline]
+    fn view_strict<'a>(
+        key: i16,
+        input: impl Into<Source<'a>>,
+        version: i16,
+    ) -> Result<Self::View<'a>, DecodeError> {
+        Self::open_view(key, input.into(), version, Reading::Strict).map(|(view, _)| view)
+    }
+
+    /// The view of the body at the start of `src`, read as `reading` says, and the bytes it
+    /// takes. Written by the derive.
+    #[doc(hidden)]
+    fn open_view<'a>(
+        key: i16,
+        src: Source<'a>,
+        version: i16,
+        reading: Reading,
+    ) -> Result<(Self::View<'a>, usize), DecodeError>;
+
     /// Writes the body at `version`. On error, `buf` may hold part of it.
     fn encode(&self, buf: &mut impl Sink, version: i16) -> Result<(), EncodeError>;
 
@@ -256,6 +294,19 @@ pub trait ApiSet: Sized {
     fn find_by_name(name: &str) -> Option<&'static ApiInfo> {
         Self::APIS.iter().find(|api| api.name == name)
     }
+}
+
+/// The view of a body of an API set ([`ApiSet::View`]): the view of one API's message.
+/// `#[derive(ApiSet)]` implements it, and gives the view type the same methods inherently.
+pub trait BodyView<'a>: Copy + fmt::Debug {
+    /// The set whose body this is a view of.
+    type Body: ApiSet;
+
+    /// The API of this body.
+    fn api(&self) -> &'static ApiInfo;
+
+    /// The owned body, equal to what [`ApiSet::decode`] gives for the same bytes.
+    fn into_owned(self) -> Self::Body;
 }
 
 /// A set of request bodies: `#[kafka(requests, response_set = ...)]`.

@@ -207,36 +207,37 @@ impl<T: Int> IntArray<T> {
         self.byte_len() == 0
     }
 
+    /// The values, borrowed: what the array's reading methods read through.
+    #[inline]
+    pub fn as_ints(&self) -> Ints<'_, T> {
+        Ints::new(self.as_be_bytes())
+    }
+
     /// The value at `index`.
     #[inline]
     pub fn get(&self, index: usize) -> Option<T> {
-        let start = index.checked_mul(T::SIZE)?;
-        let end = start.checked_add(T::SIZE)?;
-        self.as_be_bytes().get(start..end).map(T::from_be_slice)
+        self.as_ints().get(index)
     }
 
     /// The first value.
     pub fn first(&self) -> Option<T> {
-        self.get(0)
+        self.as_ints().first()
     }
 
     /// The last value.
     pub fn last(&self) -> Option<T> {
-        self.len().checked_sub(1).and_then(|i| self.get(i))
+        self.as_ints().last()
     }
 
     /// True when `value` is one of the values.
     pub fn contains(&self, value: T) -> bool {
-        self.iter().any(|v| v == value)
+        self.as_ints().contains(value)
     }
 
     /// The values, in order, by value.
     #[inline]
     pub fn iter(&self) -> Iter<'_, T> {
-        Iter {
-            chunks: self.as_be_bytes().chunks_exact(T::SIZE),
-            _values: core::marker::PhantomData,
-        }
+        self.as_ints().iter()
     }
 
     /// The values in a new `Vec`.
@@ -280,7 +281,7 @@ impl<T: Int> fmt::Debug for IntArray<T> {
 
 impl<T: Int> PartialEq<[T]> for IntArray<T> {
     fn eq(&self, other: &[T]) -> bool {
-        self.len() == other.len() && self.iter().eq(other.iter().copied())
+        self.as_ints() == *other
     }
 }
 
@@ -365,6 +366,155 @@ impl<T: Int> Extend<T> for IntArray<T> {
 }
 
 impl<'a, T: Int> IntoIterator for &'a IntArray<T> {
+    type Item = T;
+    type IntoIter = Iter<'a, T>;
+
+    fn into_iter(self) -> Iter<'a, T> {
+        self.iter()
+    }
+}
+
+/// Integers read in place from big-endian bytes: the view of an [`IntArray`] field
+/// (`kafka_wire::view`), and what an `IntArray` reads through
+/// ([`as_ints`](IntArray::as_ints)). Copying one copies a reference.
+///
+/// ```
+/// use kafka_wire::IntArray;
+///
+/// let replicas: IntArray<i32> = vec![1, 2, 3].into();
+/// let ints = replicas.as_ints();
+/// assert_eq!((ints.len(), ints.get(2), ints.last()), (3, Some(3), Some(3)));
+/// assert_eq!(ints, [1, 2, 3]);
+/// assert_eq!(ints.iter().sum::<i32>(), 6);
+/// ```
+pub struct Ints<'a, T> {
+    /// Big-endian values; the length is a multiple of the width.
+    bytes: &'a [u8],
+    _values: core::marker::PhantomData<T>,
+}
+
+impl<T> Clone for Ints<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Ints<'_, T> {}
+
+impl<'a, T: Int> Ints<'a, T> {
+    /// The values of `bytes`, whose length the caller has made a multiple of the width (a
+    /// partial value at the end is never read).
+    #[inline]
+    pub(crate) const fn new(bytes: &'a [u8]) -> Self {
+        Ints {
+            bytes,
+            _values: core::marker::PhantomData,
+        }
+    }
+
+    /// The number of values.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.bytes.len() / T::SIZE
+    }
+
+    /// True when there are none.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.bytes.len() < T::SIZE
+    }
+
+    /// The value at `index`.
+    #[inline]
+    pub fn get(&self, index: usize) -> Option<T> {
+        let start = index.checked_mul(T::SIZE)?;
+        let end = start.checked_add(T::SIZE)?;
+        self.bytes.get(start..end).map(T::from_be_slice)
+    }
+
+    /// The first value.
+    pub fn first(&self) -> Option<T> {
+        self.get(0)
+    }
+
+    /// The last value.
+    pub fn last(&self) -> Option<T> {
+        self.len().checked_sub(1).and_then(|i| self.get(i))
+    }
+
+    /// True when `value` is one of the values.
+    pub fn contains(&self, value: T) -> bool {
+        self.iter().any(|v| v == value)
+    }
+
+    /// The values, in order, by value.
+    #[inline]
+    pub fn iter(&self) -> Iter<'a, T> {
+        Iter {
+            chunks: self.bytes.chunks_exact(T::SIZE),
+            _values: core::marker::PhantomData,
+        }
+    }
+
+    /// The values in a new `Vec`.
+    pub fn to_vec(&self) -> Vec<T> {
+        self.iter().collect()
+    }
+
+    /// The values as big-endian bytes, as they are on the wire.
+    #[inline]
+    pub fn as_be_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl<T: Int> Default for Ints<'_, T> {
+    /// No values.
+    fn default() -> Self {
+        Ints::new(&[])
+    }
+}
+
+impl<T: Int> fmt::Debug for Ints<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// Equal values have equal bytes.
+impl<T: Int> PartialEq for Ints<'_, T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes == other.bytes
+    }
+}
+
+impl<T: Int> Eq for Ints<'_, T> {}
+
+impl<T: Int> PartialEq<[T]> for Ints<'_, T> {
+    fn eq(&self, other: &[T]) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter().copied())
+    }
+}
+
+impl<T: Int, const N: usize> PartialEq<[T; N]> for Ints<'_, T> {
+    fn eq(&self, other: &[T; N]) -> bool {
+        *self == other[..]
+    }
+}
+
+impl<T: Int> PartialEq<Vec<T>> for Ints<'_, T> {
+    fn eq(&self, other: &Vec<T>) -> bool {
+        *self == other[..]
+    }
+}
+
+impl<T: Int> PartialEq<IntArray<T>> for Ints<'_, T> {
+    fn eq(&self, other: &IntArray<T>) -> bool {
+        *self == other.as_ints()
+    }
+}
+
+impl<'a, T: Int> IntoIterator for Ints<'a, T> {
     type Item = T;
     type IntoIter = Iter<'a, T>;
 

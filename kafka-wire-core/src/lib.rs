@@ -40,6 +40,7 @@ mod tagged;
 pub mod tokio;
 mod traits;
 mod types;
+pub mod view;
 
 // The const fns that check an API set index and count within their slices; they run at
 // compile time, where a panic is a compile error.
@@ -59,6 +60,7 @@ pub use crate::segments::Segments;
 pub use crate::tagged::{RawTaggedField, UnknownTaggedFields};
 pub use crate::traits::{ApiMessage, Decode, Encode, Message};
 pub use crate::types::{KafkaString, Records, Uuid};
+pub use crate::view::View;
 pub use bytes;
 pub use kafka_wire_derive::{ApiSet, KafkaMessage};
 pub use kafka_wire_schema::VersionRange;

@@ -1,6 +1,6 @@
 //! Support for generated code only. Not part of the public API: it changes without notice.
 
-pub use crate::api::{ApiInfo, ApiSet, RequestSet, ResponseSet, Side};
+pub use crate::api::{ApiInfo, ApiSet, BodyView, RequestSet, ResponseSet, Side};
 pub use crate::codec::Sink;
 pub use crate::codec::{Codec, Ctx, Filled, NullableCodec, Slot};
 pub use crate::fields::{DefaultInfo, FieldInfo, Fields};
@@ -9,6 +9,10 @@ pub use crate::json::__derive as json;
 pub use crate::primitives::int::Fixed;
 pub use crate::tagged::{decode_tagged, TaggedLen, TaggedWriter};
 pub use crate::traits::{ApiMessage, Decode, Encode, Message};
+pub use crate::view::{
+    open as open_view, Array, Cursor, Ints, RawStruct, Reading, Source, TaggedFields, ViewOf,
+    Viewable,
+};
 pub use crate::{DecodeError, EncodeError, UnknownTaggedFields, Uuid, VersionRange};
 pub use bytes::Bytes;
 
@@ -144,6 +148,39 @@ pub fn decode_tagged_struct_nullable<T: Codec>(
         Ok(value) => Ok(Some(value)),
         Err(e) => Err(e),
     }
+}
+
+/// Where a struct's view has no field: a field its version lacks, an absent tagged field.
+pub const ABSENT: usize = crate::view::ABSENT;
+
+/// Steps over an `Option` field, as [`decode_option`] reads it: where its value starts, or
+/// `NULL`; `None` where decoding fails.
+#[inline]
+pub fn walk_option<T: Viewable>(c: &mut Cursor<'_>, cx: Ctx, nullable: bool) -> Option<usize> {
+    if nullable {
+        return T::walk_nullable(c, cx);
+    }
+    let at = c.pos();
+    T::walk(c, cx).then_some(at)
+}
+
+/// [`walk_option`] in the tagged section, as [`decode_tagged_option`] reads it.
+#[inline]
+pub fn walk_tagged_option<T: Viewable>(
+    c: &mut Cursor<'_>,
+    cx: Ctx,
+    nullable: bool,
+) -> Option<usize> {
+    if nullable {
+        return T::walk_tagged_nullable(c, cx);
+    }
+    let at = c.pos();
+    T::walk(c, cx).then_some(at)
+}
+
+/// The known-tag walk of a struct that knows no tagged field.
+pub fn no_known_tag(_: u32, _: &mut Cursor<'_>) -> Option<bool> {
+    None
 }
 
 /// Reads a `T` through its [`Codec::decode_into`], into a slot on the stack: how a struct

@@ -80,12 +80,13 @@ pub struct Container {
     pub krate: Slot<syn::Path>,
     pub no_setters: Slot<()>,
     pub reserved_tags: Slot<Vec<u32>>,
+    pub view: Slot<syn::Ident>,
     /// An unknown key was given, likely a misspelt known one.
     pub unknown: bool,
 }
 
 const CONTAINER_KEYS: &str =
-    "`key`, `versions`, `flexible`, `crate`, `no_setters`, `reserved_tags`";
+    "`key`, `versions`, `flexible`, `crate`, `no_setters`, `reserved_tags`, `view`";
 const FIELD_KEYS: &str = "`versions`, `nullable`, `tag`, `tagged`, `default`, `ignorable`, \
 `flexible`, `json_name`, `unknown_tagged_fields`";
 
@@ -98,6 +99,7 @@ impl Container {
             krate: Slot::new("crate"),
             no_setters: Slot::new("no_setters"),
             reserved_tags: Slot::new("reserved_tags"),
+            view: Slot::new("view"),
             unknown: false,
         };
         let failed = each_key(cx, attrs, |meta| {
@@ -129,6 +131,10 @@ impl Container {
                 let value = Value::parse(&meta)?;
                 c.reserved_tags
                     .set(cx, &meta.path, value.tags("reserved_tags"));
+            // #[kafka(view = "PingRequestRef")]: the view type's name, `<struct>View` by default
+            } else if meta.path.is_ident("view") {
+                let value = Value::parse(&meta)?;
+                c.view.set(cx, &meta.path, value.ident("view"));
             } else {
                 cx.syn_error(unknown_key(&meta, "struct", CONTAINER_KEYS));
                 c.unknown = true;
@@ -149,6 +155,7 @@ impl Container {
             || self.krate.is_invalid()
             || self.no_setters.is_invalid()
             || self.reserved_tags.is_invalid()
+            || self.view.is_invalid()
     }
 }
 
@@ -466,6 +473,23 @@ impl Value {
         match self.lit {
             syn::Lit::Str(lit) if self.neg.is_none() && !lit.value().is_empty() => Ok(lit),
             _ => Err(self.error(format!("`{key}` takes a non-empty quoted string"))),
+        }
+    }
+
+    /// A quoted identifier, such as a type's name.
+    fn ident(self, key: &str) -> syn::Result<syn::Ident> {
+        let bad = |tokens: TokenStream| {
+            syn::Error::new_spanned(
+                tokens,
+                format!("`{key}` takes a quoted type name such as `\"PingView\"`"),
+            )
+        };
+        match &self.lit {
+            syn::Lit::Str(lit) if self.neg.is_none() => lit
+                .parse::<syn::Ident>()
+                .map(|ident| syn::Ident::new(&ident.to_string(), lit.span()))
+                .map_err(|_| bad(self.tokens())),
+            _ => Err(bad(self.tokens())),
         }
     }
 

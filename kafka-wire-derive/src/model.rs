@@ -35,6 +35,14 @@ impl Kind {
     }
 }
 
+/// The view type of a struct: the name `view` gives, or the struct's name and `View`.
+pub fn view_ident(input: &syn::DeriveInput, container: &attr::Container) -> syn::Ident {
+    match container.view.get() {
+        Some(ident) => ident.clone(),
+        None => quote::format_ident!("{}View", input.ident, span = input.ident.span()),
+    }
+}
+
 /// `<path>::__private` for the crate path the user gave, `::kafka_wire` by default.
 pub fn private_path(krate: Option<&syn::Path>) -> TokenStream {
     match krate {
@@ -298,6 +306,8 @@ pub struct Message<'a> {
     pub tags: Vec<(u32, &'a syn::Ident, syn::LitInt)>,
     /// `reserved_tags`: tags of fields in versions the struct leaves out, and the key's tokens.
     pub reserved_tags: Option<(Vec<u32>, syn::Path)>,
+    /// The name of the view type: `view`, or the struct's name and `View`.
+    pub view: syn::Ident,
 }
 
 impl<'a> Message<'a> {
@@ -363,6 +373,7 @@ impl<'a> Message<'a> {
             (Some(tags), Some(key)) => Some((tags.clone(), key.clone())),
             _ => None,
         };
+        let view = view_ident(input, &container);
         let top = top_level(cx, container);
         let mut out = Message {
             input,
@@ -373,6 +384,7 @@ impl<'a> Message<'a> {
             setters,
             tags: Vec::new(),
             reserved_tags,
+            view,
         };
         for field in fields {
             let raw = attr::Field::from_ast(cx, field);

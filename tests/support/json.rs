@@ -2,8 +2,41 @@
 //! what we decode with what an independent implementation encoded.
 
 use bytes::Bytes;
-use kafka_wire::{Decode, Encode, KafkaString, Message, Records, UnknownTaggedFields, Uuid};
+use kafka_wire::{Decode, Encode, KafkaString, Message, Records, UnknownTaggedFields, Uuid, View};
 use serde_json::Value;
+use std::fmt::Debug;
+
+/// Checks that `M`'s views of `bytes`, from a slice and from `Bytes`, leniently and strictly,
+/// convert to `decoded`, the value decoding `bytes` gave, and that a view from `Bytes` shares
+/// its buffer.
+pub fn views_read<M: Message + View + PartialEq + Debug>(
+    decoded: &M,
+    bytes: &[u8],
+    version: i16,
+) -> Result<(), String> {
+    let from_slice = M::view(bytes, version).map_err(|e| format!("view: {e}"))?;
+    let owned = M::from_view(from_slice, bytes.into());
+    if owned != *decoded {
+        return Err(format!("view read {owned:?}\n   decode read {decoded:?}"));
+    }
+    let shared = Bytes::copy_from_slice(bytes);
+    let view = M::view(&shared, version).map_err(|e| format!("view of Bytes: {e}"))?;
+    let owned = M::from_view(view, (&shared).into());
+    if owned != *decoded {
+        return Err(format!(
+            "view of Bytes read {owned:?}\n   decode read {decoded:?}"
+        ));
+    }
+    let strict = M::decode_strict(shared.clone(), version);
+    match (M::view_strict(bytes, version), strict) {
+        (Ok(view), Ok(value)) if M::from_view(view.clone(), bytes.into()) == value => Ok(()),
+        (Err(a), Err(b)) if a == b => Ok(()),
+        (view, decoded) => Err(format!(
+            "strict view {:?}\n   strict decode {decoded:?}",
+            view.map(|v| M::from_view(v, bytes.into()))
+        )),
+    }
+}
 
 /// A value in the golden files' JSON form.
 pub trait ToJson {
@@ -88,9 +121,14 @@ pub struct Checked {
     pub encoded_len: usize,
 }
 
-/// Decodes `bytes` (all of them) as `M` at `version`, and encodes the value again.
-pub fn check<M: Message + ToJson>(bytes: &[u8], version: i16) -> Result<Checked, String> {
+/// Decodes `bytes` (all of them) as `M` at `version`, checks that its views read the same
+/// value, and encodes the value again.
+pub fn check<M: Message + View + ToJson + PartialEq + Debug>(
+    bytes: &[u8],
+    version: i16,
+) -> Result<Checked, String> {
     let value = M::from_slice(bytes, version).map_err(|e| e.to_string())?;
+    views_read(&value, bytes, version)?;
     Ok(Checked {
         json: value.to_json(),
         reencoded: value.encode_to_bytes(version).map_err(|e| e.to_string())?,

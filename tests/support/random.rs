@@ -123,7 +123,9 @@ impl<T: kafka_wire::int_array::Int + Random> Random for kafka_wire::IntArray<T> 
 
 /// Encodes `cases` random values of `M` at each of its versions, checks the size, decodes and
 /// compares; the failures, each naming message, version and seed.
-pub fn round_trip<M: Message + Random + PartialEq + std::fmt::Debug>(cases: u64) -> Vec<String> {
+pub fn round_trip<M: Message + kafka_wire::View + Random + PartialEq + std::fmt::Debug>(
+    cases: u64,
+) -> Vec<String> {
     let mut failures = Vec::new();
     let (Some(lo), Some(hi)) = (M::VERSIONS.start(), M::VERSIONS.end()) else {
         return failures;
@@ -143,10 +145,11 @@ pub fn round_trip<M: Message + Random + PartialEq + std::fmt::Debug>(cases: u64)
                 if len != bytes.len() {
                     return Err(format!("encoded_len {len}, wrote {}", bytes.len()));
                 }
-                let back = M::decode_exact(bytes, v).map_err(|e| format!("decode: {e}"))?;
+                let back = M::decode_exact(bytes.clone(), v).map_err(|e| format!("decode: {e}"))?;
                 if back != value {
                     return Err(format!("decoded {back:?}\n   expected {value:?}"));
                 }
+                crate::json::views_read(&value, &bytes, v)?;
                 Ok(())
             })();
             if let Err(e) = outcome {

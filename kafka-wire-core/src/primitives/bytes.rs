@@ -4,7 +4,7 @@
 //! `i32`, -1 meaning null. Flexible versions use an unsigned varint of length + 1, 0 meaning
 //! null.
 
-use super::varint::{get_uvarint_in, put_uvarint, uvarint_len};
+use super::varint::{put_uvarint, uvarint_in_at, uvarint_len};
 use crate::codec::{Codec, Ctx, NullableCodec, Sink};
 use crate::{DecodeError, EncodeError, ErrorKind, Records};
 use bytes::{Buf, Bytes};
@@ -150,18 +150,37 @@ pub(crate) fn read_len(
 
 #[inline(never)]
 fn read_len_slow(buf: &mut Bytes, cx: Ctx, kind: LenKind) -> Result<Option<usize>, DecodeError> {
-    let start = buf.remaining();
-    let len: i64 = if cx.flexible {
+    let (prefix, len) = len_at(buf, cx, kind)?;
+    buf.advance(prefix);
+    Ok(len)
+}
+
+/// Every rule of a prefix, on a slice: the bytes the prefix takes and the length it gives,
+/// `None` for null. Decoding reaches it through [`read_len`], and views directly.
+pub(crate) fn len_at(
+    buf: &[u8],
+    cx: Ctx,
+    kind: LenKind,
+) -> Result<(usize, Option<usize>), DecodeError> {
+    let start = buf.len();
+    let (prefix, len): (usize, i64) = if cx.flexible {
+        let (value, prefix) = uvarint_in_at(buf, cx)?;
         // A `u32` less one: no overflow.
-        i64::from(get_uvarint_in(buf, cx)?).saturating_sub(1)
+        (prefix, i64::from(value).saturating_sub(1))
     } else if kind == LenKind::String {
-        i64::from(<i16 as Codec>::decode_value(buf, cx)?)
+        match buf.first_chunk::<2>() {
+            Some(b) => (2, i64::from(i16::from_be_bytes(*b))),
+            None => return Err(DecodeError::eof(2, start)),
+        }
     } else {
-        i64::from(<i32 as Codec>::decode_value(buf, cx)?)
+        match buf.first_chunk::<4>() {
+            Some(b) => (4, i64::from(i32::from_be_bytes(*b))),
+            None => return Err(DecodeError::eof(4, start)),
+        }
     };
     if len < 0 {
         if len == -1 {
-            return Ok(None);
+            return Ok((prefix, None));
         }
         return Err(DecodeError::new(
             ErrorKind::NegativeLength { length: len },
@@ -169,7 +188,7 @@ fn read_len_slow(buf: &mut Bytes, cx: Ctx, kind: LenKind) -> Result<Option<usize
         ));
     }
     let len_u = len as u64;
-    let remaining = buf.remaining();
+    let remaining = start.saturating_sub(prefix);
     if kind == LenKind::String && len_u > LenKind::String.max() as u64 {
         return Err(DecodeError::new(
             ErrorKind::TooLong {
@@ -193,7 +212,7 @@ fn read_len_slow(buf: &mut Bytes, cx: Ctx, kind: LenKind) -> Result<Option<usize
         };
         return Err(DecodeError::new(kind, start));
     }
-    Ok(Some(len as usize))
+    Ok((prefix, Some(len as usize)))
 }
 
 #[cold]

@@ -6,6 +6,7 @@ mod serde;
 pub mod set;
 mod setters;
 mod size;
+mod view;
 
 use crate::attr::{self, DefaultLit};
 use crate::ctxt::Ctxt;
@@ -21,16 +22,32 @@ pub fn derive(input: &syn::DeriveInput) -> TokenStream {
     let cx = Ctxt::new();
     let container = attr::Container::from_ast(&cx, &input.attrs);
     let private = model::private_path(container.krate.get());
+    // A struct the derive refuses whole (no named fields, generics) gets no view type either.
+    let view_name = (matches!(
+        &input.data,
+        syn::Data::Struct(syn::DataStruct {
+            fields: syn::Fields::Named(_),
+            ..
+        })
+    ) && input.generics.params.is_empty())
+    .then(|| model::view_ident(input, &container));
     let msg = Message::from_ast(&cx, input, container, private.clone());
     if let Some(msg) = &msg {
         validate::check(&cx, msg);
     }
     let is_top = msg.as_ref().is_some_and(|m| m.top.is_some());
     match (cx.check(), msg) {
-        (Ok(()), Some(msg)) => wrap(expand_impls(&msg)),
+        (Ok(()), Some(msg)) => {
+            let mut out = view::expand_type(&msg);
+            out.extend(wrap(expand_impls(&msg)));
+            out
+        }
         (Err(err), _) => {
             let mut out = err.to_compile_error();
             out.extend(wrap(fallback(input, is_top, &private)));
+            if let Some(view) = view_name {
+                out.extend(view::fallback(input, &view, &private));
+            }
             out
         }
         // `from_ast` returns `None` only after recording an error.
@@ -110,6 +127,7 @@ fn expand_impls(msg: &Message) -> TokenStream {
     let infos = msg.fields.iter().map(|f| field_info(f, p));
     let json = serde::ENABLED.then(|| serde::expand(msg));
     let setters = setters::expand_setters(msg);
+    let views = view::expand_impls(msg);
     let message = msg.top.as_ref().map(|top| {
         let name = ident.to_string();
         let versions = top.versions.range.to_tokens(p);
@@ -189,6 +207,7 @@ fn expand_impls(msg: &Message) -> TokenStream {
         #message
         #json
         #setters
+        #views
     }
 }
 
@@ -348,7 +367,7 @@ impl<'a> FieldGen<'a> {
         quote!(#p::at_field(#error, #ty, #field))
     }
 
-    fn nullable(&self) -> TokenStream {
+    pub fn nullable(&self) -> TokenStream {
         self.cond_expr(self.field.nullable_range())
     }
 

@@ -17,7 +17,11 @@ pub fn derive(input: &syn::DeriveInput) -> TokenStream {
     let private = set::private_path(&container);
     let set = Set::from_ast(&cx, input, container, private.clone());
     match (cx.check(), set) {
-        (Ok(()), Some(set)) => wrap(expand_impls(&set)),
+        (Ok(()), Some(set)) => {
+            let mut out = expand_view_type(&set);
+            out.extend(wrap(expand_impls(&set)));
+            out
+        }
         (Err(err), set) => {
             let response_set = set.as_ref().and_then(|s| match &s.side {
                 Some(Side::Requests { response_set }) => Some(response_set.clone()),
@@ -25,6 +29,28 @@ pub fn derive(input: &syn::DeriveInput) -> TokenStream {
             });
             let mut out = err.to_compile_error();
             out.extend(wrap(fallback(input, &private, response_set.as_ref())));
+            if matches!(input.data, syn::Data::Enum(_)) && input.generics.params.is_empty() {
+                let (vis, view) = (&input.vis, view_ident(&input.ident));
+                let ident = &input.ident;
+                out.extend(quote! {
+                    #[derive(Clone, Copy, Debug)]
+                    #vis enum #view<'a> {
+                        #[doc(hidden)]
+                        __Unreachable(::core::marker::PhantomData<&'a ()>),
+                    }
+                    const _: () = {
+                        impl<'a> #private::BodyView<'a> for #view<'a> {
+                            type Body = #ident;
+                            fn api(&self) -> &'static #private::ApiInfo {
+                                ::core::unreachable!()
+                            }
+                            fn into_owned(self) -> #ident {
+                                ::core::unreachable!()
+                            }
+                        }
+                    };
+                });
+            }
             out
         }
         // `from_ast` returns `None` only after recording an error.
@@ -47,9 +73,14 @@ fn fallback(
             }
         }
     });
+    let view = view_ident(ident);
     quote! {
         impl #impl_g #p::ApiSet for #ident #ty_g #where_g {
             const APIS: &'static [#p::ApiInfo] = &[];
+            type View<'a> = #view<'a>;
+            fn open_view<'a>(_: ::core::primitive::i16, _: #p::Source<'a>, _: ::core::primitive::i16, _: #p::Reading) -> ::core::result::Result<(#view<'a>, ::core::primitive::usize), #p::DecodeError> {
+                ::core::unreachable!()
+            }
             fn api(&self) -> &'static #p::ApiInfo {
                 ::core::unreachable!()
             }
@@ -125,6 +156,24 @@ fn expand_impls(set: &Set) -> TokenStream {
         });
         quote!(match *self { #(#arms)* })
     };
+    let view = view_ident(ident);
+    let opens = set.variants.iter().enumerate().map(|(i, v)| {
+        let (variant, ty, key) = (v.ident, v.ty, key_const(i));
+        quote! {
+            #key => match #p::open_view::<#ty>(__src, __version, __reading) {
+                ::core::result::Result::Ok((__body, __len)) => ::core::result::Result::Ok((#view::#variant(__body), __len)),
+                ::core::result::Result::Err(__e) => ::core::result::Result::Err(__e),
+            },
+        }
+    });
+    let view_apis = set.variants.iter().enumerate().map(|(i, v)| {
+        let variant = v.ident;
+        quote!(Self::#variant(_) => &<#ident as #p::ApiSet>::APIS[#i],)
+    });
+    let owned = set.variants.iter().map(|v| {
+        let variant = v.ident;
+        quote!(Self::#variant(__body) => #ident::#variant(__body.into_owned()),)
+    });
     let encode = per_body(quote!(#p::Encode::encode(__body, __buf, __version)));
     let encoded_len = per_body(quote!(#p::Encode::encoded_len(__body, __version)));
     let checks = checks(set);
@@ -135,6 +184,21 @@ fn expand_impls(set: &Set) -> TokenStream {
         #[automatically_derived]
         impl #p::ApiSet for #ident {
             const APIS: &'static [#p::ApiInfo] = &[#(#infos),*];
+
+            type View<'a> = #view<'a>;
+
+            #[inline]
+            fn open_view<'a>(
+                __key: ::core::primitive::i16,
+                __src: #p::Source<'a>,
+                __version: ::core::primitive::i16,
+                __reading: #p::Reading,
+            ) -> ::core::result::Result<(#view<'a>, ::core::primitive::usize), #p::DecodeError> {
+                match __key {
+                    #(#opens)*
+                    _ => ::core::result::Result::Err(#p::unknown_api_key(__key, __src.bytes().len())),
+                }
+            }
 
             #[inline]
             fn api(&self) -> &'static #p::ApiInfo {
@@ -156,6 +220,36 @@ fn expand_impls(set: &Set) -> TokenStream {
             #[inline]
             fn encoded_len(&self, __version: ::core::primitive::i16) -> ::core::result::Result<::core::primitive::usize, #p::EncodeError> {
                 #encoded_len
+            }
+        }
+
+        #[automatically_derived]
+        impl<'a> #p::BodyView<'a> for #view<'a> {
+            type Body = #ident;
+
+            #[inline]
+            fn api(&self) -> &'static #p::ApiInfo {
+                match *self { #(#view_apis)* }
+            }
+
+            #[inline]
+            fn into_owned(self) -> #ident {
+                match self { #(#owned)* }
+            }
+        }
+
+        #[automatically_derived]
+        impl<'a> #view<'a> {
+            /// The API of this body.
+            #[inline]
+            pub fn api(&self) -> &'static #p::ApiInfo {
+                #p::BodyView::api(self)
+            }
+
+            /// The owned body, equal to what decoding the same bytes gives.
+            #[inline]
+            pub fn into_owned(self) -> #ident {
+                #p::BodyView::into_owned(self)
             }
         }
 
@@ -205,6 +299,38 @@ fn checks(set: &Set) -> TokenStream {
         });
     }
     out
+}
+
+/// The view type of a set, beside the set (outside the anonymous const, as users name it):
+/// `<Set>View<'a>`, a variant per API holding the view of its message.
+fn expand_view_type(set: &Set) -> TokenStream {
+    let (ident, vis, p) = (&set.input.ident, &set.input.vis, &set.private);
+    let view = view_ident(ident);
+    let doc = format!(
+        "The borrowed view of a [`{ident}`]: the view of the message of one of its APIs, as \
+`ApiSet::view` opens it."
+    );
+    let variants = set.variants.iter().map(|v| {
+        let (variant, ty) = (v.ident, v.ty);
+        let doc = format!("The view of a `{}` body.", path_name_ty(ty));
+        quote_spanned!(ty.span()=> #[doc = #doc] #variant(#p::ViewOf<'a, #ty>),)
+    });
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug)]
+        #vis enum #view<'a> {
+            #(#variants)*
+        }
+    }
+}
+
+/// The name of a set's view type.
+fn view_ident(set: &syn::Ident) -> syn::Ident {
+    quote::format_ident!("{}View", set)
+}
+
+fn path_name_ty(ty: &syn::Type) -> String {
+    quote!(#ty).to_string().replace(' ', "")
 }
 
 /// The constant holding the key of variant `i`.

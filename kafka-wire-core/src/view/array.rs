@@ -1,0 +1,181 @@
+//! The view of an array: its elements' views, read in order.
+
+use super::cursor::Cursor;
+use super::viewable::Viewable;
+use crate::codec::Ctx;
+use core::fmt;
+use core::iter::FusedIterator;
+use core::marker::PhantomData;
+
+/// The view of a `Vec<T>` field: an array of `count` elements, each read as `T`'s view
+/// when the iteration reaches it.
+///
+/// Reading an element finds where the next one starts, so elements are read in order: `iter`
+/// (or a `for` loop), `first`, and `get`, which reads the elements before the one it returns.
+///
+/// ```
+/// use kafka_wire::messages::WriteTxnMarkersRequest;
+/// use kafka_wire::View;
+///
+/// // Version 1: two markers (compact count 3), each with producer id, epoch, result, no topics,
+/// // coordinator epoch and an empty tagged section; then the request's tagged section.
+/// let mut bytes = vec![3];
+/// for id in [7u8, 8] {
+///     bytes.extend([0, 0, 0, 0, 0, 0, 0, id, 0, 1, 1, 1, 0, 0, 0, 5, 0]);
+/// }
+/// bytes.push(0);
+/// let request = WriteTxnMarkersRequest::view(&bytes, 1)?;
+/// let markers = request.markers();
+/// assert_eq!(markers.len(), 2);
+/// let ids: Vec<i64> = markers.iter().map(|m| m.producer_id()).collect();
+/// assert_eq!(ids, [7, 8]);
+/// assert_eq!(markers.get(1).map(|m| m.coordinator_epoch()), Some(5));
+/// # Ok::<(), kafka_wire::DecodeError>(())
+/// ```
+pub struct Array<'a, T> {
+    /// At the first element.
+    start: Cursor<'a>,
+    count: usize,
+    cx: Ctx,
+    _elements: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Array<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Array<'_, T> {}
+
+impl<'a, T: Viewable> Array<'a, T> {
+    /// The array whose `count` elements start at `start`.
+    #[inline]
+    pub(crate) fn new(start: Cursor<'a>, count: usize, cx: Ctx) -> Self {
+        Array {
+            start,
+            count,
+            cx,
+            _elements: PhantomData,
+        }
+    }
+
+    /// The number of elements.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether there are none.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The elements, in order.
+    #[inline]
+    pub fn iter(&self) -> Iter<'a, T> {
+        Iter {
+            at: self.start,
+            left: self.count,
+            cx: self.cx,
+            _elements: PhantomData,
+        }
+    }
+
+    /// The first element.
+    #[inline]
+    pub fn first(&self) -> Option<T::View<'a>> {
+        self.iter().next()
+    }
+
+    /// The element at `index`, reading the elements before it to find it.
+    pub fn get(&self, index: usize) -> Option<T::View<'a>> {
+        self.iter().nth(index)
+    }
+}
+
+impl<'a, T: Viewable> Default for Array<'a, T> {
+    /// An empty array.
+    fn default() -> Self {
+        Array::new(
+            Cursor::skipping(super::Source::default(), 0),
+            0,
+            Ctx::new(0, false),
+        )
+    }
+}
+
+impl<'a, T: Viewable> IntoIterator for Array<'a, T> {
+    type Item = T::View<'a>;
+    type IntoIter = Iter<'a, T>;
+
+    #[inline]
+    fn into_iter(self) -> Iter<'a, T> {
+        self.iter()
+    }
+}
+
+impl<'a, T: Viewable> fmt::Debug for Array<'a, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// The elements of an [`Array`], in order.
+pub struct Iter<'a, T> {
+    at: Cursor<'a>,
+    left: usize,
+    cx: Ctx,
+    _elements: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Iter<'_, T> {
+    fn clone(&self) -> Self {
+        Iter {
+            at: self.at,
+            left: self.left,
+            cx: self.cx,
+            _elements: PhantomData,
+        }
+    }
+}
+
+impl<'a, T: Viewable> Iterator for Iter<'a, T> {
+    type Item = T::View<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<T::View<'a>> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left = self.left.wrapping_sub(1);
+        Some(T::view_at(&mut self.at, self.cx))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+
+    fn nth(&mut self, n: usize) -> Option<T::View<'a>> {
+        // Stepping over an element is cheaper than reading its view.
+        for _ in 0..n.min(self.left) {
+            T::walk(&mut self.at, self.cx);
+        }
+        self.left = self.left.saturating_sub(n);
+        self.next()
+    }
+}
+
+impl<T: Viewable> ExactSizeIterator for Iter<'_, T> {}
+
+impl<T: Viewable> FusedIterator for Iter<'_, T> {}
+
+impl<'a, T: Viewable> fmt::Debug for Iter<'a, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Iter")
+            .field("left", &self.left)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,85 @@
+//! Borrowed views: reading a message in place, without allocating.
+//!
+//! `#[derive(KafkaMessage)]` writes, beside each struct `Foo`, a view type `FooView<'a>` with
+//! one accessor per field, named as the field. [`View::view`] opens a message's view on its
+//! bytes at a version: it checks the whole message in one pass, exactly as
+//! [`Decode::decode_exact`](crate::Decode::decode_exact) would, and allocates nothing. The
+//! accessors then read each field where it lies:
+//!
+//! | field type | accessor returns |
+//! |---|---|
+//! | `bool`, integers, `f64`, `Uuid` | the value |
+//! | `String`, `KafkaString` | `&'a str` |
+//! | `Bytes`, `Records` | `&'a [u8]` ([`Source::to_bytes`] shares it when the view was opened on a `Bytes`) |
+//! | `IntArray<T>` | [`Ints<'a, T>`](Ints), read in place |
+//! | `Vec<T>` | [`Array<'a, T>`](Array), whose elements are `T`'s views |
+//! | a struct `S` | `SView<'a>` |
+//! | `Option<T>` | `Option` of `T`'s view |
+//! | the `unknown_tagged_fields` field | [`TaggedFields<'a>`](TaggedFields) |
+//!
+//! A field the version lacks, or a tagged field that is not there, reads as its default, as it
+//! decodes. `into_owned` turns a view into the owned struct, equal to what decoding gives.
+//!
+//! ```
+//! use kafka_wire::messages::WriteTxnMarkersRequest;
+//! use kafka_wire::{Decode, View};
+//!
+//! // Version 1: one marker of producer 7, epoch 1, committing partitions 0 and 2 of "orders".
+//! let bytes = [
+//!     2, // one marker (compact count + 1)
+//!     0, 0, 0, 0, 0, 0, 0, 7, // producer id
+//!     0, 1, // producer epoch
+//!     1,    // committed
+//!     2,    // one topic
+//!     7, b'o', b'r', b'd', b'e', b'r', b's', // name (compact length + 1)
+//!     3, 0, 0, 0, 0, 0, 0, 0, 2, // partition indexes
+//!     0, // the topic's tagged fields
+//!     0, 0, 0, 9, // coordinator epoch
+//!     0, // the marker's tagged fields
+//!     0, // the request's tagged fields
+//! ];
+//! let request = WriteTxnMarkersRequest::view(&bytes, 1)?;
+//! for marker in request.markers() {
+//!     assert_eq!(marker.producer_id(), 7);
+//!     for topic in marker.topics() {
+//!         assert_eq!(topic.name(), "orders");
+//!         assert_eq!(topic.partition_indexes(), [0, 2]);
+//!     }
+//! }
+//! assert_eq!(request.into_owned(), WriteTxnMarkersRequest::decode_exact(&bytes[..], 1)?);
+//! # Ok::<(), kafka_wire::DecodeError>(())
+//! ```
+//!
+//! # What opening checks, and what it costs
+//!
+//! A view opens on exactly the inputs decoding accepts, and [`View::view_strict`] on exactly
+//! those [`Decode::decode_strict`](crate::Decode::decode_strict) accepts. When it refuses one,
+//! it decodes the input to report the error decoding reports (kind, field path and offset):
+//! that path allocates, the path that opens does not. Accessors read bytes that were checked,
+//! so they cannot fail; a string is checked for UTF-8 when the view opens and again, quickly,
+//! when its accessor hands it out, as safe code must.
+//!
+//! Reading an array's element finds where the next one starts, so arrays are read in order,
+//! and a struct's view, made when it is reached, finds where each of its fields starts. A view
+//! is a few words per field, on the stack.
+
+mod array;
+mod cursor;
+mod leaf;
+mod message;
+mod raw;
+mod source;
+mod viewable;
+
+pub use self::array::{Array, Iter};
+pub use self::cursor::Cursor;
+pub use self::message::View;
+pub use self::raw::{RawStruct, TaggedField, TaggedFields, TaggedIter};
+pub use self::source::Source;
+pub use self::viewable::{ViewOf, Viewable};
+pub use crate::int_array::Ints;
+
+pub(crate) use self::viewable::ABSENT;
+
+#[doc(hidden)]
+pub use self::message::{open, walk_accepts, Reading};

@@ -1,0 +1,394 @@
+//! Views: beside each struct a `<Struct>View<'a>` with an accessor per field, the walk that
+//! checks and locates the struct's fields, and `Viewable` for the struct.
+//!
+//! The walk mirrors the decoder field for field (the same version conditions, the same
+//! contexts, the same tagged section); the runtime's `view` module holds every rule of the
+//! values themselves, shared with decoding. Every function here is `#[inline]`: a program pays
+//! for the views it reads and for no other, and the catalogue for its views in type checking
+//! alone.
+
+use super::{fields, literal, FieldGen};
+use crate::attr::DefaultLit;
+use crate::model::{Kind, Message};
+use proc_macro2::{Literal, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+/// The view type, declared beside the struct (outside the anonymous const, as users name it).
+pub fn expand_type(msg: &Message) -> TokenStream {
+    let (ident, view, vis) = (&msg.input.ident, &msg.view, &msg.input.vis);
+    let p = &msg.private;
+    let n = slots(msg);
+    let doc = format!(
+        "The borrowed view of [`{ident}`]: each field read in place from the bytes the view \
+was opened on, through an accessor named as the field. See `kafka_wire::view`."
+    );
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Copy)]
+        #vis struct #view<'a>(#p::RawStruct<'a, #n>);
+    }
+}
+
+/// Fallback for a struct whose attributes have errors: the type alone, and `Viewable` with
+/// bodies that never run.
+pub fn fallback(input: &syn::DeriveInput, view: &syn::Ident, p: &TokenStream) -> TokenStream {
+    let (ident, vis) = (&input.ident, &input.vis);
+    quote! {
+        #[derive(Clone, Copy, Debug)]
+        #vis struct #view<'a>(::core::marker::PhantomData<&'a ()>);
+
+        const _: () = {
+            impl #p::Viewable for #ident {
+                type View<'a> = #view<'a>;
+                fn walk(_: &mut #p::Cursor<'_>, _: #p::Ctx) -> ::core::primitive::bool {
+                    ::core::unreachable!()
+                }
+                fn view_at<'a>(_: &mut #p::Cursor<'a>, _: #p::Ctx) -> #view<'a> {
+                    ::core::unreachable!()
+                }
+                fn empty<'a>() -> #view<'a> {
+                    ::core::unreachable!()
+                }
+                fn from_view<'a>(_: #view<'a>, _: #p::Source<'a>) -> Self {
+                    ::core::unreachable!()
+                }
+            }
+        };
+    }
+}
+
+/// One slot per field, and the last for the tagged section.
+fn slots(msg: &Message) -> Literal {
+    Literal::usize_unsuffixed(msg.fields.len().saturating_add(1))
+}
+
+/// The walk, `Viewable`, the accessors, `into_owned` and `Debug`.
+pub fn expand_impls(msg: &Message) -> TokenStream {
+    let (ident, view) = (&msg.input.ident, &msg.view);
+    let p = &msg.private;
+    let n = slots(msg);
+    let walk = expand_walk(msg);
+    let accessors = msg.fields.iter().enumerate().map(|(i, f)| {
+        let g = FieldGen::new(msg, f);
+        accessor(&g, i)
+    });
+    let unknown_accessor = msg.unknown.map(|u| {
+        let doc = "The tagged fields this struct does not know, in wire order.";
+        quote! {
+            #[doc = #doc]
+            #[inline]
+            pub fn #u(&self) -> #p::TaggedFields<'a> {
+                self.0.unknown(<#ident as #p::Fields>::FIELDS)
+            }
+        }
+    });
+    let owned = msg.fields.iter().enumerate().map(|(i, f)| {
+        let g = FieldGen::new(msg, f);
+        let (field, inner) = (f.ident, f.ty.inner);
+        let i = Literal::usize_unsuffixed(i);
+        let method = if f.ty.option {
+            quote_spanned!(inner.span()=> owned_option::<#inner>)
+        } else {
+            quote_spanned!(inner.span()=> owned::<#inner>)
+        };
+        // A field with flexible versions of its own is read in its own context.
+        let present = match &f.flexible {
+            None => quote!(self.0.#method(#i)),
+            Some(flexible) => {
+                let c = g.cond_expr(flexible.range);
+                quote!(self.0.with_flexible(#c).#method(#i))
+            }
+        };
+        if g.always_regular() {
+            quote!(#field: #present,)
+        } else {
+            let default = g.default_value();
+            quote!(#field: if self.0.has(#i) { #present } else { #default },)
+        }
+    });
+    let unknown_owned = msg.unknown.map(|u| {
+        if msg.may_be_flexible() {
+            quote!(#u: self.0.unknown_owned(<#ident as #p::Fields>::FIELDS),)
+        } else {
+            quote!(#u: ::core::default::Default::default(),)
+        }
+    });
+    let version = msg
+        .fields
+        .iter()
+        .any(|f| f.flexible.is_some())
+        .then(|| quote!(let __v = self.0.cx().version;));
+    let debug_name = view.to_string();
+    // Spanned at the field's type, where a type that is not `Viewable` is reported.
+    let debug_fields = msg
+        .fields
+        .iter()
+        .map(|f| (f.name(), f.ident, f.ty.inner.span()))
+        .chain(
+            msg.unknown
+                .map(|u| (syn::ext::IdentExt::unraw(u).to_string(), u, u.span())),
+        )
+        .map(|(name, field, span)| quote_spanned!(span=> .field(#name, &self.#field())));
+    let owned_doc = format!(
+        "The owned [`{ident}`], equal to what decoding the same bytes gives. Strings, bytes \
+and records share the input when the view was opened on a `Bytes`, and are copied otherwise."
+    );
+    quote! {
+        #walk
+
+        #[automatically_derived]
+        impl #p::Viewable for #ident {
+            type View<'a> = #view<'a>;
+
+            #[inline]
+            fn walk(__c: &mut #p::Cursor<'_>, __cx: #p::Ctx) -> ::core::primitive::bool {
+                __walk(__c, __cx, &mut [#p::ABSENT; #n])
+            }
+
+            #[inline]
+            fn view_at<'a>(__c: &mut #p::Cursor<'a>, __cx: #p::Ctx) -> #view<'a> {
+                #view(#p::RawStruct::walked(__c, __cx, __walk).unwrap_or_else(#p::RawStruct::absent))
+            }
+
+            #[inline]
+            fn empty<'a>() -> #view<'a> {
+                #view(#p::RawStruct::absent())
+            }
+
+            #[inline]
+            fn from_view<'a>(__view: #view<'a>, _: #p::Source<'a>) -> Self {
+                __view.into_owned()
+            }
+
+            #[inline]
+            fn open<'a>(__c: &mut #p::Cursor<'a>, __cx: #p::Ctx) -> ::core::option::Option<#view<'a>> {
+                #p::RawStruct::walked(__c, __cx, __walk).map(#view)
+            }
+        }
+
+        #[automatically_derived]
+        impl<'a> #view<'a> {
+            #(#accessors)*
+            #unknown_accessor
+
+            #[doc = #owned_doc]
+            #[inline]
+            pub fn into_owned(self) -> #ident {
+                #version
+                #ident {
+                    #(#owned)*
+                    #unknown_owned
+                }
+            }
+        }
+
+        #[automatically_derived]
+        impl ::core::fmt::Debug for #view<'_> {
+            fn fmt(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                __f.debug_struct(#debug_name)#(#debug_fields)*.finish()
+            }
+        }
+    }
+}
+
+/// `fn __walk`: steps over the struct's fields in wire order, as `decode_value` reads them,
+/// recording where each starts; false where decoding would fail.
+fn expand_walk(msg: &Message) -> TokenStream {
+    let p = &msg.private;
+    let (all, tagged) = fields(msg);
+    let n = slots(msg);
+    let last = Literal::usize_unsuffixed(msg.fields.len());
+    let index = |g: &FieldGen| {
+        let i = msg
+            .fields
+            .iter()
+            .position(|f| f.ident == g.field.ident)
+            .unwrap_or_default();
+        Literal::usize_unsuffixed(i)
+    };
+    let steps = all.iter().filter(|g| !g.regular().is_empty()).map(|g| {
+        let i = index(g);
+        let inner = g.field.ty.inner;
+        let cx = g.ctx();
+        let step = if g.field.ty.option {
+            let nullable = g.nullable();
+            let call = quote_spanned!(inner.span()=> #p::walk_option::<#inner>);
+            quote! {
+                match #call(__c, #cx, #nullable) {
+                    ::core::option::Option::Some(__at) => __s[#i] = __at,
+                    ::core::option::Option::None => return false,
+                }
+            }
+        } else {
+            let walk = quote_spanned!(inner.span()=> <#inner as #p::Viewable>::walk);
+            quote! {
+                __s[#i] = __c.pos();
+                if !#walk(__c, #cx) {
+                    return false;
+                }
+            }
+        };
+        match g.cond(g.regular()) {
+            None => step,
+            Some(c) => quote!(if #c { #step }),
+        }
+    });
+    let section = msg.may_be_flexible().then(|| {
+        let keeps = msg.unknown.is_some();
+        let known = if tagged.is_empty() {
+            quote!(&mut #p::no_known_tag)
+        } else {
+            let arms = tagged.iter().map(|g| {
+                let i = index(g);
+                let inner = g.field.ty.inner;
+                let cx = g.ctx();
+                let guard = g.cond(g.field.tagged_range()).map(|c| quote!(if #c));
+                let tag = g.tag();
+                let body = if g.field.ty.option {
+                    let nullable = g.nullable();
+                    let call = quote_spanned!(inner.span()=> #p::walk_tagged_option::<#inner>);
+                    quote! {
+                        match #call(__c, #cx, #nullable) {
+                            ::core::option::Option::Some(__at) => {
+                                __s[#i] = __at;
+                                ::core::option::Option::Some(true)
+                            }
+                            ::core::option::Option::None => ::core::option::Option::Some(false),
+                        }
+                    }
+                } else {
+                    let walk = quote_spanned!(inner.span()=> <#inner as #p::Viewable>::walk);
+                    quote! {
+                        __s[#i] = __c.pos();
+                        ::core::option::Option::Some(#walk(__c, #cx))
+                    }
+                };
+                quote!(#tag #guard => { #body })
+            });
+            quote! {
+                &mut |__tag: ::core::primitive::u32, __c: &mut #p::Cursor<'_>| -> ::core::option::Option<::core::primitive::bool> {
+                    match __tag {
+                        #(#arms)*
+                        _ => ::core::option::Option::None,
+                    }
+                }
+            }
+        };
+        quote! {
+            if __cx.flexible {
+                __s[#last] = __c.pos();
+                if !__c.tagged(__cx, #keeps, #known) {
+                    return false;
+                }
+            }
+        }
+    });
+    quote! {
+        #[inline]
+        #[allow(unused_variables)]
+        fn __walk(__c: &mut #p::Cursor<'_>, __cx: #p::Ctx, __s: &mut [::core::primitive::usize; #n]) -> ::core::primitive::bool {
+            let __v = __cx.version;
+            #(#steps)*
+            #section
+            true
+        }
+    }
+}
+
+/// The accessor of field `i`: named as the field, with the field's documentation, returning
+/// its view; a field that is not there reads as its default.
+fn accessor(g: &FieldGen, i: usize) -> TokenStream {
+    let f = g.field;
+    let p = g.p;
+    let (ident, inner, vis) = (f.ident, f.ty.inner, &f.ast.vis);
+    let docs = f.ast.attrs.iter().filter(|a| a.path().is_ident("doc"));
+    let i = Literal::usize_unsuffixed(i);
+    let ret = view_type(g);
+    let ret = if f.ty.option {
+        quote!(::core::option::Option<#ret>)
+    } else {
+        ret
+    };
+    let default = f.default.as_ref().map(|d| &d.value);
+    let call = match (f.ty.option, default) {
+        (false, None) => quote_spanned!(inner.span()=> field::<#inner>(#i)),
+        (false, Some(lit)) => {
+            let value = view_literal(g, lit);
+            quote_spanned!(inner.span()=> field_or::<#inner>(#i, #value))
+        }
+        (true, Some(DefaultLit::Null)) => {
+            quote_spanned!(inner.span()=> option::<#inner>(#i, ::core::option::Option::None))
+        }
+        (true, Some(lit)) => {
+            let value = view_literal(g, lit);
+            quote_spanned!(inner.span()=> option::<#inner>(#i, ::core::option::Option::Some(#value)))
+        }
+        (true, None) => {
+            let empty = quote_spanned!(inner.span()=> <#inner as #p::Viewable>::empty());
+            quote_spanned!(inner.span()=> option::<#inner>(#i, ::core::option::Option::Some(#empty)))
+        }
+    };
+    // A field with flexible versions of its own is read in its own context.
+    let body = match &f.flexible {
+        None => quote!(self.0.#call),
+        Some(flexible) => {
+            let c = g.cond_expr(flexible.range);
+            quote! {
+                let __v = self.0.cx().version;
+                self.0.with_flexible(#c).#call
+            }
+        }
+    };
+    quote! {
+        #(#docs)*
+        #[inline]
+        #vis fn #ident(&self) -> #ret {
+            #body
+        }
+    }
+}
+
+/// What the accessor of a field of this type returns (inside `Option` for an optional field).
+fn view_type(g: &FieldGen) -> TokenStream {
+    let (ty, p) = (&g.field.ty, g.p);
+    let inner = ty.inner;
+    match ty.kind {
+        Kind::Int { .. } | Kind::Bool | Kind::Float | Kind::Uuid => quote!(#inner),
+        Kind::Str => quote!(&'a ::core::primitive::str),
+        Kind::Bytes => quote!(&'a [::core::primitive::u8]),
+        Kind::Array => match array_parts(inner) {
+            Some((container, elem)) if container == "IntArray" => {
+                quote_spanned!(inner.span()=> #p::Ints<'a, #elem>)
+            }
+            Some((_, elem)) => quote_spanned!(inner.span()=> #p::Array<'a, #elem>),
+            None => quote_spanned!(inner.span()=> #p::ViewOf<'a, #inner>),
+        },
+        Kind::Struct => quote_spanned!(inner.span()=> #p::ViewOf<'a, #inner>),
+    }
+}
+
+/// `Vec` or `IntArray`, and the element type, of an array field's type.
+fn array_parts(ty: &syn::Type) -> Option<(String, &syn::Type)> {
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    let seg = path.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
+        return None;
+    };
+    match args.args.first() {
+        Some(syn::GenericArgument::Type(elem)) => Some((seg.ident.to_string(), elem)),
+        _ => None,
+    }
+}
+
+/// A declared default as the field's view: numbers, booleans and uuids as they are, a string
+/// as a `&'static str` (bytes as its bytes).
+fn view_literal(g: &FieldGen, lit: &DefaultLit) -> TokenStream {
+    match lit {
+        DefaultLit::Str(s) if matches!(g.field.ty.kind, Kind::Bytes) => quote!(#s.as_bytes()),
+        DefaultLit::Str(s) => quote!(#s),
+        lit => literal(g.field, lit, g.p),
+    }
+}
