@@ -704,6 +704,87 @@ fn check_lenient(
     }
 }
 
+/// The view property for frames: `view_request`, `view_request_lenient` and `peek_request`
+/// open where their decoding counterparts succeed, without allocating, read the same header
+/// and body, and fail with the same error.
+fn check_frame_views(contents: &Bytes) -> Result<(), Violation> {
+    let disagree = |what: String| Err(Violation::new(Property::View, what));
+    // A refusal decodes to find its error; what opens is held to no allocation.
+    fn counted<T, E>(open: impl FnOnce() -> Result<T, E>) -> (Result<T, E>, usize) {
+        let region = Region::new();
+        let opened = open();
+        (opened, region.usage().count)
+    }
+    let (strict, a) = counted(|| frame::view_request::<RequestBody>(&contents[..]));
+    let (lenient, b) = counted(|| frame::view_request_lenient::<RequestBody>(&contents[..]));
+    let (peeked, c) = counted(|| frame::peek_request::<RequestBody>(&contents[..]));
+    for (name, ok, count) in [
+        ("view_request", strict.is_ok(), a),
+        ("view_request_lenient", lenient.is_ok(), b),
+        ("peek_request", peeked.is_ok(), c),
+    ] {
+        if ok && count != 0 {
+            return disagree(format!("{name} made {count} allocations"));
+        }
+    }
+    match (
+        strict,
+        frame::decode_request::<RequestBody>(contents.clone()),
+    ) {
+        (Ok((h, b)), Ok((header, body))) => {
+            if h.into_owned() != header || (is_reflexive(&body) && b.into_owned() != body) {
+                return disagree(format!("view_request reads another frame than {header:?}"));
+            }
+        }
+        (Err(a), Err(b)) if a == b => {}
+        (a, b) => return disagree(format!("view_request {a:?}\ndecode_request {b:?}")),
+    }
+    match (
+        lenient,
+        frame::decode_request_lenient::<RequestBody>(contents.clone()),
+    ) {
+        (Ok(v), Ok(d)) => {
+            let same_body = !is_reflexive(&d.body) || v.body.into_owned() == d.body;
+            if v.header.into_owned() != d.header
+                || !same_body
+                || v.version != d.version
+                || v.trailing_bytes != d.trailing_bytes
+            {
+                return disagree(format!(
+                    "view_request_lenient reads another frame than {d:?}"
+                ));
+            }
+        }
+        (Err(a), Err(b)) if a == b => {}
+        (a, b) => {
+            return disagree(format!(
+                "view_request_lenient {a:?}\ndecode_request_lenient {b:?}"
+            ))
+        }
+    }
+    // Peeking checks the header as the lenient reader does; where that reader got past the
+    // header, so does the peek, to the same header.
+    if let (Ok((header, _)), Ok(d)) = (
+        peeked,
+        frame::decode_request_lenient::<RequestBody>(contents.clone()),
+    ) {
+        if header.into_owned() != d.header {
+            return disagree(format!(
+                "peek_request reads another header than {:?}",
+                d.header
+            ));
+        }
+    } else if let (Err(e), Ok(d)) = (
+        frame::peek_request::<RequestBody>(&contents[..]),
+        frame::decode_request_lenient::<RequestBody>(contents.clone()),
+    ) {
+        return disagree(format!(
+            "peek_request refuses ({e}) a frame the lenient reader reads: {d:?}"
+        ));
+    }
+    Ok(())
+}
+
 fn check_frame(input: &[u8]) -> Result<Outcome, Violation> {
     let mut stream = BytesMut::from(input);
     let region = Region::new();
@@ -716,6 +797,7 @@ fn check_frame(input: &[u8]) -> Result<Outcome, Violation> {
     check_alloc(usage, input.len(), 0, 0)?;
     if let Ok(Some(contents)) = &split {
         check_lenient(contents, input.len(), &decoded)?;
+        check_frame_views(contents)?;
     }
     let (header, body) = match decoded {
         Err(e) => {

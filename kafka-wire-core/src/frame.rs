@@ -78,10 +78,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::api::{ApiInfo, RequestSet, ResponseSet};
+use crate::api::{ApiInfo, ApiSet, RequestSet, ResponseSet};
 use crate::codec::Sink;
 use crate::messages::{RequestHeader, ResponseHeader};
 use crate::traits::no_trailing_bytes;
+use crate::view::{self, Reading, Source, ViewOf};
 use crate::{Decode, DecodeError, Encode, EncodeError, ErrorCode, ErrorKind};
 use bytes::{Buf, Bytes, BytesMut};
 
@@ -373,6 +374,221 @@ fn read_response<S: ResponseSet>(
     let header_len = len.saturating_sub(frame.len());
     let body = S::decode(key, &mut frame, version).map_err(|e| e.shifted(header_len))?;
     Ok((header, body, frame.remaining()))
+}
+
+/// A request frame as [`view_request_lenient`] read it: the views of its header and body,
+/// borrowing the frame.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ViewedRequest<'a, S: ApiSet> {
+    /// The view of the request header.
+    pub header: ViewOf<'a, RequestHeader>,
+    /// The version the body was read at, as in [`DecodedRequest::version`].
+    pub version: i16,
+    /// The view of the body.
+    pub body: S::View<'a>,
+    /// Bytes of the frame that were not read, as in [`DecodedRequest::trailing_bytes`].
+    pub trailing_bytes: usize,
+}
+
+/// A response frame as [`view_response_lenient`] read it: the views of its header and body,
+/// borrowing the frame.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ViewedResponse<'a, S: ApiSet> {
+    /// The view of the response header.
+    pub header: ViewOf<'a, ResponseHeader>,
+    /// The version the body was read at, as in [`DecodedResponse::version`].
+    pub version: i16,
+    /// The view of the body.
+    pub body: S::View<'a>,
+    /// Bytes of the frame after the body, which were not read.
+    pub trailing_bytes: usize,
+}
+
+/// [`decode_request`] without allocating: the views of a request frame's header and body
+/// (see [`view`](crate::view)). It opens on the frames `decode_request` reads and fails with
+/// its error. Opened on a [`Bytes`], the views' byte fields can share the frame.
+///
+/// ```
+/// use kafka_wire::frame;
+/// use kafka_wire::messages::api::{RequestBody, RequestBodyView};
+/// use kafka_wire::messages::{RequestHeader, WriteTxnMarkersRequest};
+/// use kafka_wire::ApiMessage;
+///
+/// let header = RequestHeader::default()
+///     .with_request_api_key(WriteTxnMarkersRequest::API_KEY)
+///     .with_request_api_version(1)
+///     .with_correlation_id(5);
+/// let body = RequestBody::WriteTxnMarkers(WriteTxnMarkersRequest::default());
+/// let mut wire = bytes::BytesMut::new();
+/// frame::encode_request(&mut wire, &header, &body)?;
+///
+/// let (header, body) = frame::view_request::<RequestBody>(&wire[4..])?;
+/// assert_eq!(header.correlation_id(), 5);
+/// let RequestBodyView::WriteTxnMarkers(markers) = body else { panic!("another API") };
+/// assert!(markers.markers().is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[inline]
+pub fn view_request<'a, S: RequestSet>(
+    frame: impl Into<Source<'a>>,
+) -> Result<(ViewOf<'a, RequestHeader>, S::View<'a>), DecodeError> {
+    let (header, body, _) = view_request_in::<S>(frame.into(), Reading::Whole)?;
+    Ok((header, body))
+}
+
+/// [`decode_request_lenient`] without allocating: reads what it reads, refuses what it
+/// refuses, and returns views.
+#[inline]
+pub fn view_request_lenient<'a, S: RequestSet>(
+    frame: impl Into<Source<'a>>,
+) -> Result<ViewedRequest<'a, S>, DecodeError> {
+    let src = frame.into();
+    if let Some((key, version)) = key_and_version(src.bytes()) {
+        if key == API_VERSIONS_KEY {
+            if let Some(api) = S::find(key).filter(|api| !api.versions().contains(version)) {
+                let header_version = api.header_version(version);
+                let (header, header_len) =
+                    view::open::<RequestHeader>(src, header_version, Reading::Prefix)?;
+                let (body, _) = S::open_view(key, Source::new(&[]), 0, Reading::Whole)
+                    .map_err(|e| e.located(0))?;
+                return Ok(ViewedRequest {
+                    header,
+                    version: 0,
+                    body,
+                    trailing_bytes: src.bytes().len().saturating_sub(header_len),
+                });
+            }
+        }
+    }
+    let (header, body, trailing_bytes) = view_request_in::<S>(src, Reading::Prefix)?;
+    Ok(ViewedRequest {
+        version: header.request_api_version(),
+        header,
+        body,
+        trailing_bytes,
+    })
+}
+
+/// The view of a request frame's header, and the bytes of its body, which are not read: for a
+/// proxy that routes on the API, the client or the correlation id and forwards the rest. The
+/// header is checked as [`decode_request_lenient`] checks it; an ApiVersions request at a
+/// version the set lacks has the header version Kafka gives it.
+///
+/// ```
+/// use kafka_wire::frame;
+/// use kafka_wire::messages::api::RequestBody;
+///
+/// // Metadata v9 from client "rdkafka", correlation id 3, then its body.
+/// let wire = b"\x00\x03\x00\x09\x00\x00\x00\x03\x00\x07rdkafka\x00\x01\x00\x00";
+/// let (header, body) = frame::peek_request::<RequestBody>(wire)?;
+/// assert_eq!(header.client_id(), Some("rdkafka"));
+/// assert_eq!(body, b"\x01\x00\x00");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[inline]
+pub fn peek_request<'a, S: RequestSet>(
+    frame: impl Into<Source<'a>>,
+) -> Result<(ViewOf<'a, RequestHeader>, &'a [u8]), DecodeError> {
+    let src = frame.into();
+    let bytes = src.bytes();
+    let Some((key, version)) = key_and_version(bytes) else {
+        return Err(DecodeError::eof(4, bytes.len()).located(bytes.len()));
+    };
+    let api = match api_of(S::APIS, key, version) {
+        Ok(api) => api,
+        Err(_) if key == API_VERSIONS_KEY && S::find(key).is_some() => {
+            S::find(key).ok_or_else(|| DecodeError::at(ErrorKind::UnknownApiKey { key }, 0))?
+        }
+        Err(kind) => return Err(DecodeError::at(kind, 0)),
+    };
+    let (header, header_len) =
+        view::open::<RequestHeader>(src, api.header_version(version), Reading::Prefix)?;
+    Ok((header, bytes.get(header_len..).unwrap_or_default()))
+}
+
+/// A frame's API key and version, its first four bytes.
+fn key_and_version(frame: &[u8]) -> Option<(i16, i16)> {
+    let &[k0, k1, v0, v1] = frame.get(..4)? else {
+        return None;
+    };
+    Some((i16::from_be_bytes([k0, k1]), i16::from_be_bytes([v0, v1])))
+}
+
+/// The views of a request frame's header and body, and how many bytes follow the body:
+/// [`read_request`] in place.
+#[inline]
+fn view_request_in<S: RequestSet>(
+    src: Source<'_>,
+    reading: Reading,
+) -> Result<(ViewOf<'_, RequestHeader>, S::View<'_>, usize), DecodeError> {
+    let len = src.bytes().len();
+    let Some((key, version)) = key_and_version(src.bytes()) else {
+        return Err(DecodeError::eof(4, len).located(len));
+    };
+    let api = api_of(S::APIS, key, version).map_err(|kind| DecodeError::at(kind, 0))?;
+    let (header, header_len) =
+        view::open::<RequestHeader>(src, api.header_version(version), Reading::Prefix)?;
+    let (body, body_len) = S::open_view(key, src.split_off(header_len), version, reading)
+        .map_err(|e| e.shifted(header_len))?;
+    Ok((header, body, len.saturating_sub(header_len + body_len)))
+}
+
+/// [`decode_response`] without allocating: the views of a response frame's header and body,
+/// for a request of API `key` at `version`.
+#[inline]
+pub fn view_response<'a, S: ResponseSet>(
+    frame: impl Into<Source<'a>>,
+    key: i16,
+    version: i16,
+) -> Result<(ViewOf<'a, ResponseHeader>, S::View<'a>), DecodeError> {
+    let (header, body, _) = view_response_in::<S>(frame.into(), key, version, Reading::Whole)?;
+    Ok((header, body))
+}
+
+/// [`decode_response_lenient`] without allocating: reads what it reads (an ApiVersions answer
+/// at version 0 included), refuses what it refuses, and returns views.
+#[inline]
+pub fn view_response_lenient<'a, S: ResponseSet>(
+    frame: impl Into<Source<'a>>,
+    key: i16,
+    version: i16,
+) -> Result<ViewedResponse<'a, S>, DecodeError> {
+    let src = frame.into();
+    let viewed = |version: i16| {
+        view_response_in::<S>(src, key, version, Reading::Prefix).map(
+            |(header, body, trailing_bytes)| ViewedResponse {
+                header,
+                version,
+                body,
+                trailing_bytes,
+            },
+        )
+    };
+    match viewed(version) {
+        Err(e) if key == API_VERSIONS_KEY && version != 0 && starts_unsupported(src.bytes()) => {
+            viewed(0).map_err(|_| e)
+        }
+        read => read,
+    }
+}
+
+/// The views of a response frame's header and body, and how many bytes follow the body.
+#[inline]
+fn view_response_in<S: ResponseSet>(
+    src: Source<'_>,
+    key: i16,
+    version: i16,
+    reading: Reading,
+) -> Result<(ViewOf<'_, ResponseHeader>, S::View<'_>, usize), DecodeError> {
+    let len = src.bytes().len();
+    let api = api_of(S::APIS, key, version).map_err(|kind| DecodeError::at(kind, 0))?;
+    let (header, header_len) =
+        view::open::<ResponseHeader>(src, api.header_version(version), Reading::Prefix)?;
+    let (body, body_len) = S::open_view(key, src.split_off(header_len), version, reading)
+        .map_err(|e| e.shifted(header_len))?;
+    Ok((header, body, len.saturating_sub(header_len + body_len)))
 }
 
 /// Writes `size`, header and body; the header's API key and version choose the header version

@@ -58,6 +58,7 @@ pub mod guide;
 pub mod messages;
 #[cfg(feature = "api-versions")]
 pub mod negotiate;
+pub mod peek;
 
 // The README's examples, compiled and run with the doc tests. Only under `cfg(doctest)`: the
 // path leaves the crate, and the packaged crate has no use for it.

@@ -6,6 +6,9 @@
 //! - [`ClientCodec<S>`] writes `(RequestHeader, S)` and remembers the API and version of every
 //!   correlation id it wrote, so that it reads each response frame into a [`DecodedResponse`]
 //!   with the body of the request it answers, in any order the server sends them.
+//! - [`RawServerCodec<S>`] reads request frames into [`RawRequest`]s, whose header is read and
+//!   whose body is kept as bytes: a proxy or a server reads the bodies of the APIs it handles,
+//!   through views or decoding, and writes the others on byte for byte.
 //!
 //! Both read frames with a maximum size ([`DEFAULT_MAX_FRAME_SIZE`] unless told otherwise),
 //! refused from the frame's size field before its bytes are buffered. Both read a frame as
@@ -96,9 +99,11 @@
 //! [`DecodedResponse::version`]: crate::frame::DecodedResponse::version
 
 mod client;
+mod raw;
 mod server;
 
 pub use client::ClientCodec;
+pub use raw::{RawRequest, RawServerCodec};
 pub use server::ServerCodec;
 
 use crate::api::ResponseSet;

@@ -27,8 +27,9 @@ pub struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
-    /// A checking cursor at the start of `src`.
-    pub(crate) fn checking(src: Source<'a>) -> Self {
+    /// A checking cursor at the start of `src`: every step checks its value as decoding does.
+    #[inline]
+    pub fn checking(src: Source<'a>) -> Self {
         Cursor {
             src,
             end: src.bytes().len(),

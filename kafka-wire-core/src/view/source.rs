@@ -40,6 +40,15 @@ impl<'a> Source<'a> {
         self.bytes
     }
 
+    /// The source from byte `at` on (none past the end), sharing as this one does.
+    #[inline]
+    pub fn split_off(&self, at: usize) -> Source<'a> {
+        Source {
+            bytes: self.bytes.get(at..).unwrap_or_default(),
+            shared: self.shared,
+        }
+    }
+
     /// Whether the source is a `Bytes`, whose parts [`to_bytes`](Self::to_bytes) shares.
     pub const fn is_shared(&self) -> bool {
         self.shared.is_some()

@@ -1,0 +1,254 @@
+//! Views beyond single messages: frames, peeking, the pass-through codec, and sharing a `Bytes`.
+//! (Every golden vector and random round trip is also read through views, by the checks in
+//! `support/json.rs`.)
+#![forbid(unsafe_code)]
+
+use bytes::{Bytes, BytesMut};
+use kafka_wire::frame;
+use kafka_wire::messages::api::{RequestBody, RequestBodyView, ResponseBody};
+use kafka_wire::messages::{ProduceRequest, RequestHeader, ResponseHeader};
+use kafka_wire::peek;
+use kafka_wire::tokio::RawServerCodec;
+use kafka_wire::{ApiSet, Decode, Encode, View};
+use kafka_wire_tests::kafka_classes::File;
+use std::cell::{Cell, RefCell};
+use std::sync::LazyLock;
+use tokio_util::codec::{Decoder, Encoder};
+
+static FILE: LazyLock<File> =
+    LazyLock::new(|| File::parse(include_str!("golden/kafka_classes.json")));
+
+/// A response frame's contents: a header for a request of `key` at `version`, then `body`.
+fn response_frame(key: i16, version: i16, body: &[u8]) -> Option<Bytes> {
+    let api = ResponseBody::find(key)?;
+    let header = ResponseHeader::default().with_correlation_id(77);
+    let mut frame = BytesMut::new();
+    header
+        .encode(&mut frame, api.header_version(version))
+        .ok()?;
+    frame.extend_from_slice(body);
+    Some(frame.freeze())
+}
+
+#[test]
+fn response_frame_views_read_what_decoding_reads() {
+    let seen = Cell::new(0);
+    FILE.every_vector("response frames", |v| {
+        let Some(api) = ResponseBody::APIS.iter().find(|a| a.message() == v.message) else {
+            return Ok(());
+        };
+        seen.set(seen.get() + 1);
+        let key = api.key();
+        let frame = response_frame(key, v.version, &v.bytes).ok_or("no frame")?;
+        let (header, body) = frame::decode_response::<ResponseBody>(frame.clone(), key, v.version)
+            .map_err(|e| e.to_string())?;
+        let (h, b) = frame::view_response::<ResponseBody>(&frame, key, v.version)
+            .map_err(|e| format!("view_response: {e}"))?;
+        if h.into_owned() != header || b.into_owned() != body {
+            return Err("view_response reads another frame".into());
+        }
+        // One trailing byte: refused by both strict readers alike, read by both lenient ones.
+        let mut longer = BytesMut::from(&frame[..]);
+        longer.extend_from_slice(&[0]);
+        let longer = longer.freeze();
+        let strict = frame::decode_response::<ResponseBody>(longer.clone(), key, v.version);
+        let viewed = frame::view_response::<ResponseBody>(&longer, key, v.version);
+        if viewed.map(|_| ()).unwrap_err() != strict.map(|_| ()).unwrap_err() {
+            return Err("the strict readers refuse a trailing byte differently".into());
+        }
+        let lenient = frame::view_response_lenient::<ResponseBody>(&longer, key, v.version)
+            .map_err(|e| format!("view_response_lenient: {e}"))?;
+        let decoded =
+            frame::decode_response_lenient::<ResponseBody>(longer.clone(), key, v.version)
+                .map_err(|e| e.to_string())?;
+        if lenient.trailing_bytes != 1
+            || lenient.trailing_bytes != decoded.trailing_bytes
+            || lenient.version != decoded.version
+            || lenient.body.into_owned() != decoded.body
+        {
+            return Err("the lenient readers differ".into());
+        }
+        Ok(())
+    });
+    assert!(seen.get() > 100, "only {} response vectors", seen.get());
+}
+
+#[test]
+fn an_old_brokers_api_versions_answer_is_viewed_at_version_0() {
+    use kafka_wire::messages::ApiVersionsResponse;
+    use kafka_wire::ErrorCode;
+    let old = ApiVersionsResponse::default().with_error_code(ErrorCode::UNSUPPORTED_VERSION.code());
+    let body = old.encode_to_bytes(0).unwrap();
+    let frame = response_frame(18, 0, &body).unwrap();
+    let viewed = frame::view_response_lenient::<ResponseBody>(&frame, 18, 3).unwrap();
+    assert_eq!(viewed.version, 0);
+    assert_eq!(viewed.body.into_owned(), ResponseBody::ApiVersions(old));
+    // The strict reader has no such rule, and says what decoding says.
+    assert_eq!(
+        frame::view_response::<ResponseBody>(&frame, 18, 3).unwrap_err(),
+        frame::decode_response::<ResponseBody>(frame.clone(), 18, 3).unwrap_err()
+    );
+}
+
+#[test]
+fn peeking_at_produce_reads_its_first_fields_as_decoding_does() {
+    let vectors = Cell::new(0);
+    FILE.every_vector("produce peek", |v| {
+        if v.message != "ProduceRequest" {
+            return Ok(());
+        }
+        vectors.set(vectors.get() + 1);
+        let decoded = ProduceRequest::decode_exact(Bytes::from(v.bytes.clone()), v.version)
+            .map_err(|e| e.to_string())?;
+        let front = peek::produce(&v.bytes, v.version).map_err(|e| e.to_string())?;
+        if front.acks != decoded.acks
+            || front.timeout_ms != decoded.timeout_ms
+            || front.transactional_id != decoded.transactional_id.as_deref()
+        {
+            return Err(format!("peeked {front:?}"));
+        }
+        // Cut anywhere: where decoding fails in the first three fields, peeking fails alike;
+        // anywhere later, peeking reads them all the same.
+        for cut in 0..v.bytes.len() {
+            let short = &v.bytes[..cut];
+            let err = ProduceRequest::decode(&mut Bytes::copy_from_slice(short), v.version)
+                .expect_err("a cut message does not decode");
+            let front_fields = ["transactional_id", "acks", "timeout_ms"]
+                .iter()
+                .any(|f| err.path().ends_with(&format!("ProduceRequest.{f}")));
+            match peek::produce(short, v.version) {
+                Err(e) if front_fields && e == err => {}
+                Ok(p) if !front_fields && p == front => {}
+                other => return Err(format!("cut at {cut}: peeked {other:?}, decoding {err}")),
+            }
+        }
+        Ok(())
+    });
+    assert!(
+        vectors.get() >= 14,
+        "only {} Produce vectors",
+        vectors.get()
+    );
+    let err = peek::produce(&[], 99).unwrap_err();
+    assert_eq!(
+        err,
+        ProduceRequest::decode(&mut Bytes::new(), 99).unwrap_err()
+    );
+}
+
+#[test]
+fn a_view_opened_on_bytes_shares_its_records() {
+    let found = RefCell::new(None);
+    FILE.every_vector("a Produce v13 with records", |v| {
+        let has_records = v.message == "ProduceRequest"
+            && v.version == 13
+            && ProduceRequest::from_slice(&v.bytes, 13).is_ok_and(|r| {
+                r.topic_data
+                    .first()
+                    .and_then(|t| t.partition_data.first())
+                    .is_some_and(|p| p.records.as_ref().is_some_and(|r| !r.is_empty()))
+            });
+        if has_records && found.borrow().is_none() {
+            *found.borrow_mut() = Some(v.bytes.clone());
+        }
+        Ok(())
+    });
+    let input = Bytes::from(
+        found
+            .into_inner()
+            .expect("a Produce v13 vector with records"),
+    );
+    let request = ProduceRequest::view(&input, 13).unwrap().into_owned();
+    let records = request
+        .topic_data
+        .iter()
+        .flat_map(|t| &t.partition_data)
+        .filter_map(|p| p.records.as_ref())
+        .find(|r| !r.is_empty())
+        .expect("records");
+    let (start, end) = (
+        input.as_ptr() as usize,
+        input.as_ptr() as usize + input.len(),
+    );
+    assert!(
+        (start..end).contains(&(records.as_bytes().as_ptr() as usize)),
+        "a copy, not a share"
+    );
+    // From a slice, they are copied.
+    let copied = ProduceRequest::view(&input[..], 13).unwrap().into_owned();
+    let records = copied.topic_data[0].partition_data[0]
+        .records
+        .as_ref()
+        .unwrap();
+    assert!(!(start..end).contains(&(records.as_bytes().as_ptr() as usize)));
+}
+
+#[test]
+fn the_pass_through_codec_reads_headers_and_forwards_frames_unchanged() {
+    let forwarded = Cell::new(0);
+    FILE.every_vector("pass-through", |v| {
+        let Some(api) = RequestBody::APIS.iter().find(|a| a.message() == v.message) else {
+            return Ok(());
+        };
+        let header = RequestHeader::default()
+            .with_request_api_key(api.key())
+            .with_request_api_version(v.version)
+            .with_correlation_id(11);
+        let mut wire = BytesMut::new();
+        header
+            .encode(&mut wire, api.header_version(v.version))
+            .map_err(|e| e.to_string())?;
+        wire.extend_from_slice(&v.bytes);
+        let contents = wire.split().freeze();
+        let mut stream = BytesMut::new();
+        stream.extend_from_slice(&i32::try_from(contents.len()).unwrap().to_be_bytes());
+        stream.extend_from_slice(&contents);
+        let sent = stream.clone().freeze();
+        let mut codec = RawServerCodec::<RequestBody>::new();
+        let raw = codec
+            .decode(&mut stream)
+            .map_err(|e| e.to_string())?
+            .ok_or("no frame")?;
+        if raw.header() != &header || raw.body() != v.bytes {
+            return Err(format!("read {raw:?}"));
+        }
+        let viewed = raw.view().map_err(|e| e.to_string())?;
+        let decoded = raw.decode().map_err(|e| e.to_string())?;
+        if viewed.body.into_owned() != decoded.body {
+            return Err("the view and decoding differ".into());
+        }
+        let mut out = BytesMut::new();
+        codec.encode(raw, &mut out).map_err(|e| e.to_string())?;
+        if out != sent {
+            return Err("forwarded bytes differ".into());
+        }
+        forwarded.set(forwarded.get() + 1);
+        Ok(())
+    });
+    assert!(
+        forwarded.get() > 100,
+        "only {} request vectors",
+        forwarded.get()
+    );
+}
+
+#[test]
+fn peeking_at_a_header_leaves_an_unknown_api_versions_body_unread() {
+    // ApiVersions v99: header v2 with client id "future", then bytes of an unknown format.
+    let mut wire = vec![0, 18, 0, 99, 0, 0, 0, 7, 0, 6];
+    wire.extend_from_slice(b"future");
+    wire.push(0);
+    wire.extend_from_slice(&[0xff; 9]);
+    let (header, body) = frame::peek_request::<RequestBody>(&wire[..]).unwrap();
+    assert_eq!(header.client_id(), Some("future"));
+    assert_eq!(body, [0xff; 9]);
+    let viewed = frame::view_request_lenient::<RequestBody>(&wire[..]).unwrap();
+    assert_eq!((viewed.version, viewed.trailing_bytes), (0, 9));
+    assert!(matches!(viewed.body, RequestBodyView::ApiVersions(_)));
+    // Any other API at a version the set lacks is refused, as decoding refuses it.
+    wire[1] = 3;
+    assert_eq!(
+        frame::peek_request::<RequestBody>(&wire[..]).unwrap_err(),
+        frame::decode_request_lenient::<RequestBody>(Bytes::from(wire.clone())).unwrap_err()
+    );
+}
