@@ -30,6 +30,7 @@ pub fn check(cx: &Ctxt, msg: &Message) {
         check_default_fits(cx, field);
         check_null_default(cx, field);
         check_flexible_override(cx, field);
+        check_view_accessor_name(cx, field);
     }
     check_unique_tags(cx, msg);
     check_reserved_tags(cx, msg);
@@ -356,5 +357,16 @@ fn check_contiguous_tags(cx: &Ctxt, msg: &Message) {
         (Some((_, _, lit)), _) => cx.error_spanned_by(lit, text),
         (None, Some((_, key))) => cx.error_spanned_by(key, text),
         (None, None) => {}
+    }
+}
+
+/// A field's view accessor is named as the field, beside the view's own `into_owned`.
+fn check_view_accessor_name(cx: &Ctxt, field: &Field) {
+    if field.ident == "into_owned" {
+        cx.error_spanned_by(
+            field.ident,
+            "a field named `into_owned` would clash with the method of the same name on the \
+             struct's view; rename the field",
+        );
     }
 }

@@ -5,7 +5,7 @@ use kafka_wire::bytes::Bytes;
 use kafka_wire::{ApiMessage, Decode, Encode, ErrorKind, KafkaMessage, KafkaString, Message, RawTaggedField, Records, UnknownTaggedFields, Uuid, VersionRange};
 
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
-#[kafka(key = 1000, versions = "0-3", flexible = "2+")]
+#[kafka(key = 1000, versions = "0-3", flexible = "2+", view = "EverythingRead")]
 pub struct Everything {
     // A classic nullable string in every version, as the request header's client id.
     #[kafka(versions = "0+", nullable = "0+", flexible = "none")]
@@ -103,6 +103,14 @@ fn main() {
     let value = portable();
     for version in 0..=3 {
         assert_eq!(round_trip(&value, version), value, "version {version}");
+    }
+
+    // `view` on the struct: the view type's name.
+    for version in 0..=3 {
+        let bytes = value.encode_to_bytes(version).unwrap();
+        let read: EverythingRead<'_> = <Everything as kafka_wire::View>::view(&bytes, version).unwrap();
+        assert_eq!(read.id(), value.id);
+        assert_eq!(read.into_owned(), value, "version {version}");
     }
     assert!(value.encode_to_bytes(4).is_err());
 
