@@ -1,6 +1,6 @@
 //! Framing: a 4-byte size, the header at the version the API prescribes, then the body.
 //!
-//! Bodies are those of an API set ([`ApiSet`](crate::ApiSet)): Kafka's `RequestBody` and
+//! Bodies are those of an API set ([`ApiSet`]): Kafka's `RequestBody` and
 //! `ResponseBody` (in `kafka_wire::messages::api`), or an application's own set that mixes its
 //! APIs with Kafka's. The set gives each API's header version.
 //!
@@ -407,7 +407,7 @@ pub struct ViewedResponse<'a, S: ApiSet> {
 }
 
 /// [`decode_request`] without allocating: the views of a request frame's header and body
-/// (see [`view`](crate::view)). It opens on the frames `decode_request` reads and fails with
+/// (see [`view`]). It opens on the frames `decode_request` reads and fails with
 /// its error. Opened on a [`Bytes`], the views' byte fields can share the frame.
 ///
 /// ```
