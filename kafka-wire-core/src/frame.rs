@@ -532,7 +532,11 @@ fn view_request_in<S: RequestSet>(
         view::open::<RequestHeader>(src, api.header_version(version), Reading::Prefix)?;
     let (body, body_len) = S::open_view(key, src.split_off(header_len), version, reading)
         .map_err(|e| e.shifted(header_len))?;
-    Ok((header, body, len.saturating_sub(header_len + body_len)))
+    Ok((
+        header,
+        body,
+        len.saturating_sub(header_len).saturating_sub(body_len),
+    ))
 }
 
 /// [`decode_response`] without allocating: the views of a response frame's header and body,
@@ -588,7 +592,11 @@ fn view_response_in<S: ResponseSet>(
         view::open::<ResponseHeader>(src, api.header_version(version), Reading::Prefix)?;
     let (body, body_len) = S::open_view(key, src.split_off(header_len), version, reading)
         .map_err(|e| e.shifted(header_len))?;
-    Ok((header, body, len.saturating_sub(header_len + body_len)))
+    Ok((
+        header,
+        body,
+        len.saturating_sub(header_len).saturating_sub(body_len),
+    ))
 }
 
 /// Writes `size`, header and body; the header's API key and version choose the header version

@@ -70,7 +70,10 @@ impl<S> fmt::Debug for RawRequest<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RawRequest")
             .field("header", &self.header)
-            .field("body_len", &(self.frame.len() - self.body_start))
+            .field(
+                "body_len",
+                &self.frame.len().saturating_sub(self.body_start),
+            )
             .finish()
     }
 }
@@ -191,7 +194,7 @@ impl<S: RequestSet> Encoder<RawRequest<S>> for RawServerCodec<S> {
                 max: i32::MAX as usize,
             })
         })?;
-        dst.reserve(4 + request.frame.len());
+        dst.reserve(request.frame.len().saturating_add(4));
         dst.put_i32(size);
         dst.put_slice(&request.frame);
         Ok(())

@@ -128,8 +128,20 @@ impl<'a> Cursor<'a> {
     pub(crate) fn prefix(&mut self, cx: Ctx, kind: LenKind) -> Option<Option<usize>> {
         let rest = self.rest();
         let (prefix, len): (usize, i64) = if cx.flexible {
-            match rest.first() {
-                Some(&b) if b < 0x80 => (1, i64::from(b).wrapping_sub(1)),
+            // Up to three bytes cover nearly every length, records included. A last byte of
+            // zero makes a varint longer than it needs to be, which strict reading refuses:
+            // the slow path decides.
+            match *rest {
+                [b, ..] if b < 0x80 => (1, i64::from(b).wrapping_sub(1)),
+                [b0, b1, ..] if b1 < 0x80 && b1 != 0 => {
+                    let value = i64::from(b0 & 0x7f) | (i64::from(b1) << 7);
+                    (2, value.wrapping_sub(1))
+                }
+                [b0, b1, b2, ..] if b1 >= 0x80 && b2 < 0x80 && b2 != 0 => {
+                    let value =
+                        i64::from(b0 & 0x7f) | (i64::from(b1 & 0x7f) << 7) | (i64::from(b2) << 14);
+                    (3, value.wrapping_sub(1))
+                }
                 _ => return self.prefix_slow(cx, kind),
             }
         } else if kind == LenKind::String {
@@ -216,6 +228,7 @@ impl<'a> Cursor<'a> {
     /// this version, from a cursor that ends with the field, and returns whether it was
     /// accepted; `None` means the tag is not known here. Unknown tags are kept by a struct that
     /// `keeps_unknown`, and refused by any other, as decoding does.
+    #[inline]
     pub fn tagged(
         &mut self,
         cx: Ctx,
@@ -230,6 +243,7 @@ impl<'a> Cursor<'a> {
         self.tagged_fields(cx, keeps_unknown, known).is_some()
     }
 
+    #[inline(never)]
     fn tagged_fields(
         &mut self,
         cx: Ctx,

@@ -46,7 +46,7 @@
 //!         assert_eq!(topic.partition_indexes(), [0, 2]);
 //!     }
 //! }
-//! assert_eq!(request.into_owned(), WriteTxnMarkersRequest::decode_exact(&bytes[..], 1)?);
+//! assert_eq!(request.into_owned(), WriteTxnMarkersRequest::from_slice(&bytes, 1)?);
 //! # Ok::<(), kafka_wire::DecodeError>(())
 //! ```
 //!

@@ -183,6 +183,7 @@ pub struct TaggedFields<'a> {
 
 impl<'a> TaggedFields<'a> {
     /// The fields, in wire order.
+    #[inline]
     pub fn iter(&self) -> TaggedIter<'a> {
         let mut section = self.section;
         let left = section
@@ -198,6 +199,7 @@ impl<'a> TaggedFields<'a> {
     }
 
     /// Whether there are none.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.iter().next().is_none()
     }
@@ -207,6 +209,7 @@ impl<'a> IntoIterator for TaggedFields<'a> {
     type Item = TaggedField<'a>;
     type IntoIter = TaggedIter<'a>;
 
+    #[inline]
     fn into_iter(self) -> TaggedIter<'a> {
         self.iter()
     }
@@ -230,7 +233,18 @@ pub struct TaggedIter<'a> {
 impl<'a> Iterator for TaggedIter<'a> {
     type Item = TaggedField<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<TaggedField<'a>> {
+        if self.left == 0 {
+            return None;
+        }
+        self.next_unknown()
+    }
+}
+
+impl<'a> TaggedIter<'a> {
+    #[inline(never)]
+    fn next_unknown(&mut self) -> Option<TaggedField<'a>> {
         let c = self.section.as_mut()?;
         while self.left > 0 {
             self.left = self.left.wrapping_sub(1);
