@@ -9,6 +9,7 @@
 //! | `flexible` | struct | open range or `"none"` | the versions with compact lengths and tagged-field sections |
 //! | `no_setters` | struct | none | leave out the `with_<field>` setters ([below](#setters-and-no_setters)) |
 //! | `reserved_tags` | struct | quoted list of tags | tags only versions left out of the struct use ([below](#reserved_tags)) |
+//! | `view` | struct | quoted identifier | the name of the struct's view type; `<struct>View` by default ([below](#view)) |
 //! | `versions` | field | version range | the versions in which the field exists (required) |
 //! | `nullable` | field | version range | the versions in which the field may be null; the type must be `Option<T>` |
 //! | `tag` | field | integer | the field's tag; tags of a struct run 0, 1, 2, ... |
@@ -249,6 +250,77 @@
 //!
 //! use kafka_wire::Encode;
 //! assert_eq!(Snapshot { offset: 1 }.encode_to_bytes(0)?.len(), 8);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # What a view is for each field type
+//!
+//! Beside each struct the derive declares its borrowed view, with the struct's visibility: a
+//! `Copy` type with one accessor per field, named as the field, that reads the field from the
+//! bytes the view was opened on (see [`view`](crate::view), and the
+//! [views chapter](crate::guide::views) of the guide). What an accessor hands back depends on
+//! the field's type:
+//!
+//! | field | accessor |
+//! |---|---|
+//! | `bool`, an integer, `f64`, [`Uuid`](crate::Uuid) | the value itself |
+//! | [`KafkaString`](crate::KafkaString) or `String` | `&'a str`, pointing into the input |
+//! | [`Bytes`](bytes::Bytes) or [`Records`](crate::Records) | `&'a [u8]`, pointing into the input; [`Source::to_bytes`](crate::view::Source::to_bytes) makes it a `Bytes` sharing the input when that is a `Bytes` |
+//! | [`IntArray<T>`](crate::IntArray) | [`Ints<'a, T>`](crate::view::Ints), the integers read where they lie |
+//! | `Vec<T>` | [`Array<'a, T>`](crate::view::Array), iterated in order, each element `T`'s accessor value |
+//! | a nested struct `S` | `S`'s view (`SView<'a>`, or the name `S` gave it) |
+//! | `Option<T>` (nullable) | `Option` of what `T` gives; `None` for null |
+//! | the `unknown_tagged_fields` field | [`TaggedFields<'a>`](crate::view::TaggedFields), the unknown fields in wire order |
+//!
+//! A field the version does not have, or a tagged field that was not written, reads as its
+//! default, as decoding gives it. `into_owned()` makes the struct, equal to what
+//! [`Decode::decode_exact`](crate::Decode::decode_exact) gives for the same bytes.
+//!
+//! # `view`
+//!
+//! The view type is named after the struct with `View` added; `view = "Name"` names it
+//! otherwise, for a module that already has a type of that name, or a crate whose naming
+//! differs. Accessors and `into_owned` are the same under either name.
+//!
+//! ```
+//! use kafka_wire::{Decode, Encode, KafkaMessage, KafkaString, UnknownTaggedFields, View};
+//!
+//! #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+//! #[kafka(versions = "0-1", flexible = "1+", view = "ShipmentRef")]
+//! pub struct Shipment {
+//!     #[kafka(versions = "0+")]
+//!     pub carrier: KafkaString,
+//!     #[kafka(versions = "0+")]
+//!     pub parcels: Vec<Parcel>,
+//!     #[kafka(versions = "1+", nullable = "1+", default = "null")]
+//!     pub note: Option<KafkaString>,
+//!     #[kafka(unknown_tagged_fields)]
+//!     pub unknown_tagged_fields: UnknownTaggedFields,
+//! }
+//!
+//! #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+//! pub struct Parcel {
+//!     #[kafka(versions = "0+")]
+//!     pub weight_grams: i32,
+//!     #[kafka(versions = "0+")]
+//!     pub label: bytes::Bytes,
+//!     #[kafka(unknown_tagged_fields)]
+//!     pub unknown_tagged_fields: UnknownTaggedFields,
+//! }
+//!
+//! let shipment = Shipment::default()
+//!     .with_carrier("post")
+//!     .with_parcels(vec![Parcel::default().with_weight_grams(250).with_label("A1")]);
+//! let bytes = shipment.encode_to_bytes(1)?;
+//!
+//! // The renamed view; the nested struct's keeps its default name.
+//! let view: ShipmentRef<'_> = Shipment::view(&bytes, 1)?;
+//! assert_eq!(view.carrier(), "post");
+//! assert_eq!(view.note(), None);
+//! let parcel: ParcelView<'_> = view.parcels().first().expect("one parcel");
+//! assert_eq!((parcel.weight_grams(), parcel.label()), (250, &b"A1"[..]));
+//! assert!(view.unknown_tagged_fields().is_empty());
+//! assert_eq!(view.into_owned(), Shipment::decode_exact(bytes, 1)?);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!

@@ -1,13 +1,18 @@
 //! The server: one thread per connection; it answers ApiVersions with the versions it speaks
 //! and Ping with an echo.
+//!
+//! Requests are read as views on their frames (`frame::view_request`): a Ping is answered from
+//! its view, its payload echoed as a `Bytes` that shares the request's frame, and no owned
+//! `PingRequest` is ever made.
 
 use crate::messages::ping_response::Handler;
-use crate::messages::{PingRequest, PingResponse, Requests, Responses};
+use crate::messages::{PingRequest, PingResponse, Requests, RequestsView, Responses};
 use crate::{invalid, read_frame, UNSUPPORTED_VERSION};
 use bytes::{Bytes, BytesMut};
 use kafka_wire::frame;
 use kafka_wire::messages::{ApiVersionsRequest, ApiVersionsResponse, ResponseHeader};
 use kafka_wire::negotiate::advertise;
+use kafka_wire::view::Source;
 use kafka_wire::{ApiMessage, ApiSet, VersionRange};
 use std::io::{self, Write};
 use std::net::{TcpListener, TcpStream};
@@ -86,9 +91,9 @@ impl Server {
             }
             return Ok((out, true));
         }
-        let (_, body) = frame::decode_request::<Requests>(frame).map_err(invalid)?;
+        let (_, body) = frame::view_request::<Requests>(&frame).map_err(invalid)?;
         let response = match body {
-            Requests::ApiVersions(_) => {
+            RequestsView::ApiVersions(_) => {
                 println!(
                     "[{}] ApiVersions v{version}: {}",
                     self.name,
@@ -98,18 +103,19 @@ impl Server {
                     ApiVersionsResponse::default().with_api_keys(advertise(speaks)),
                 )
             }
-            Requests::Ping(ping) => {
+            RequestsView::Ping(ping) => {
                 *answered += 1;
                 println!(
                     "[{}] Ping v{version} #{} from {}: {} bytes",
                     self.name,
-                    ping.sequence,
-                    ping.sender.as_deref().unwrap_or("(unnamed)"),
-                    ping.payload.len()
+                    ping.sequence(),
+                    ping.sender().unwrap_or("(unnamed)"),
+                    ping.payload().len()
                 );
                 Responses::Ping(PingResponse {
-                    sequence: ping.sequence,
-                    payload: ping.payload,
+                    sequence: ping.sequence(),
+                    // The payload where it lies in the frame, not a copy.
+                    payload: Source::from(&frame).to_bytes(ping.payload()),
                     // Version 0 has neither: an older peer gets the classic answer.
                     handled: if version >= 1 {
                         vec![Handler {
@@ -120,7 +126,7 @@ impl Server {
                     } else {
                         Vec::new()
                     },
-                    sent_at_ms: ping.sent_at_ms,
+                    sent_at_ms: ping.sent_at_ms(),
                     ..Default::default()
                 })
             }

@@ -1,10 +1,12 @@
 //! The server and the client on loopback: versions agreed through ApiVersions, pings echoed.
 
+use bytes::Bytes;
 use custom_api::client::Client;
-use custom_api::messages::{PingRequest, PingResponse, Requests, Responses};
+use custom_api::messages::{PingRequest, PingResponse, Requests, RequestsView, Responses};
 use custom_api::server::Server;
 use kafka_wire::messages::ApiVersionsRequest;
-use kafka_wire::{ApiMessage, ApiSet, Message, VersionRange};
+use kafka_wire::view::Source;
+use kafka_wire::{ApiMessage, ApiSet, Encode, KafkaString, Message, VersionRange};
 use std::net::{SocketAddr, TcpListener};
 use std::thread;
 
@@ -82,4 +84,26 @@ fn the_generated_messages_and_sets_follow_the_schemas() {
             .header_version(1),
         1
     );
+}
+
+#[test]
+fn a_ping_is_read_in_place_as_the_server_reads_it() {
+    let ping = PingRequest::default()
+        .with_sequence(3)
+        .with_payload(Bytes::from_static(b"abc"))
+        .with_sender(Some(KafkaString::from_static("me")))
+        .with_sent_at_ms(5);
+    let wire = ping.encode_to_bytes(1).unwrap();
+    let Ok(RequestsView::Ping(view)) = Requests::view(PingRequest::API_KEY, &wire, 1) else {
+        panic!("not a Ping");
+    };
+    assert_eq!(
+        (view.sequence(), view.sender(), view.sent_at_ms()),
+        (3, Some("me"), 5)
+    );
+    // The payload the server echoes shares the request's buffer.
+    let payload = Source::from(&wire).to_bytes(view.payload());
+    assert_eq!(payload, "abc");
+    assert!(wire.as_ptr_range().contains(&payload.as_ptr()));
+    assert_eq!(view.into_owned(), ping);
 }

@@ -19,13 +19,15 @@ use std::collections::BTreeMap;
 use std::io;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use kafka_wire::messages::fetch_request::FetchPartition;
+use bytes::Bytes;
+use kafka_wire::messages::fetch_request::FetchRequestView;
 use kafka_wire::messages::fetch_response::{
     AbortedTransaction, FetchableTopicResponse, PartitionData,
 };
 use kafka_wire::messages::list_offsets_response::{
     ListOffsetsPartitionResponse, ListOffsetsTopicResponse,
 };
+use kafka_wire::messages::produce_request::ProduceRequestView;
 use kafka_wire::messages::produce_response::{PartitionProduceResponse, TopicProduceResponse};
 use kafka_wire::messages::write_txn_markers_request::WritableTxnMarker;
 use kafka_wire::messages::write_txn_markers_response::{
@@ -36,7 +38,8 @@ use kafka_wire::messages::{
     ProduceResponse, WriteTxnMarkersRequest, WriteTxnMarkersResponse,
 };
 use kafka_wire::records::RecordBatch;
-use kafka_wire::{ErrorCode, KafkaString, Records};
+use kafka_wire::view::Source;
+use kafka_wire::{ErrorCode, KafkaString, Records, Uuid};
 
 use crate::cluster::{BrokerId, Cluster, TopicPartition};
 use crate::fencing;
@@ -65,6 +68,13 @@ const READ_COMMITTED: i8 = 1;
 struct FetchBudget {
     left: usize,
     sent_any: bool,
+}
+
+/// What a Fetch asks of one partition.
+struct PartitionFetch {
+    partition: i32,
+    fetch_offset: i64,
+    max_bytes: i32,
 }
 
 /// All partitions one broker leads.
@@ -152,15 +162,54 @@ impl Leaders {
     /// checking the producer's epoch and sequence; a retried batch answers its first offset.
     /// `acks` outside -1, 0, 1 => INVALID_REQUIRED_ACKS; every valid one is leader-durable.
     pub fn produce(&mut self, req: &ProduceRequest, _version: i16) -> ProduceResponse {
-        let acks_ok = matches!(req.acks, -1..=1);
+        let topics = req.topic_data.iter().map(|topic| {
+            let partitions = topic.partition_data.iter().map(|data| {
+                let records = data.records.as_ref().map(|r| r.as_bytes().clone());
+                (data.index, records.unwrap_or_default())
+            });
+            (topic.name.as_str(), topic.topic_id, partitions)
+        });
+        self.produce_topics(req.acks, topics)
+    }
+
+    /// [`produce`](Self::produce), reading the request through its view on `frame`, the bytes
+    /// the view was opened on: no part of the request is decoded into owned values, and each
+    /// partition's records are handed to its log as a `Bytes` that shares `frame`'s buffer
+    /// (when `frame` is a `Bytes`; a slice is copied).
+    pub fn produce_view(
+        &mut self,
+        req: ProduceRequestView<'_>,
+        frame: Source<'_>,
+    ) -> ProduceResponse {
+        let topics = req.topic_data().iter().map(|topic| {
+            let partitions = topic.partition_data().iter().map(move |data| {
+                let records = data.records().map(|r| frame.to_bytes(r));
+                (data.index(), records.unwrap_or_default())
+            });
+            (topic.name(), topic.topic_id(), partitions)
+        });
+        self.produce_topics(req.acks(), topics)
+    }
+
+    /// Produce over its topics, each a name, an id and its partitions' indexes and records,
+    /// however the request was read.
+    fn produce_topics<'t, P>(
+        &mut self,
+        acks: i16,
+        topics: impl ExactSizeIterator<Item = (&'t str, Uuid, P)>,
+    ) -> ProduceResponse
+    where
+        P: ExactSizeIterator<Item = (i32, Bytes)>,
+    {
+        let acks_ok = matches!(acks, -1..=1);
         let now = self.now();
-        let mut responses = Vec::with_capacity(req.topic_data.len());
-        for topic in &req.topic_data {
-            let mut partition_responses = Vec::with_capacity(topic.partition_data.len());
-            for data in &topic.partition_data {
-                let tp = TopicPartition::new(topic.name.as_str(), data.index);
+        let mut responses = Vec::with_capacity(topics.len());
+        for (name, topic_id, partitions) in topics {
+            let mut partition_responses = Vec::with_capacity(partitions.len());
+            for (index, records) in partitions {
+                let tp = TopicPartition::new(name, index);
                 let mut out = PartitionProduceResponse::default()
-                    .with_index(data.index)
+                    .with_index(index)
                     .with_base_offset(-1);
                 let fail =
                     |out: &mut PartitionProduceResponse, code: ErrorCode, message: String| {
@@ -171,17 +220,12 @@ impl Leaders {
                     fail(
                         &mut out,
                         ErrorCode::INVALID_REQUIRED_ACKS,
-                        format!("acks {} (only -1, 0 and 1 are valid)", req.acks),
+                        format!("acks {acks} (only -1, 0 and 1 are valid)"),
                     );
                 } else if !self.partitions.contains_key(&tp) {
                     let code = self.not_here(&tp);
                     fail(&mut out, code, format!("{tp} is not led by this broker"));
                 } else if let Some(part) = self.partitions.get_mut(&tp) {
-                    let records = data
-                        .records
-                        .as_ref()
-                        .map(|r| r.as_bytes().clone())
-                        .unwrap_or_default();
                     match part.produce(self.storage.as_mut(), &records, now, &self.who) {
                         Ok(appended) => {
                             out.base_offset = appended.base_offset;
@@ -195,8 +239,8 @@ impl Leaders {
             }
             responses.push(
                 TopicProduceResponse::default()
-                    .with_name(topic.name.clone())
-                    .with_topic_id(topic.topic_id)
+                    .with_name(name.to_owned())
+                    .with_topic_id(topic_id)
                     .with_partition_responses(partition_responses),
             );
         }
@@ -244,25 +288,59 @@ impl Leaders {
     /// (read_committed), within the byte limits but never empty-handed on the first partition
     /// with data. Answers at once: `min_bytes` and `max_wait_ms` are not waited for.
     pub fn fetch(&self, req: &FetchRequest, _version: i16) -> FetchResponse {
-        let committed = req.isolation_level == READ_COMMITTED;
+        let topics = req.topics.iter().map(|topic| {
+            let partitions = topic.partitions.iter().map(|fp| PartitionFetch {
+                partition: fp.partition,
+                fetch_offset: fp.fetch_offset,
+                max_bytes: fp.partition_max_bytes,
+            });
+            (topic.topic.as_str(), topic.topic_id, partitions)
+        });
+        self.fetch_topics(req.isolation_level, req.max_bytes, topics)
+    }
+
+    /// [`fetch`](Self::fetch), reading the request through its view: no part of it is decoded
+    /// into owned values.
+    pub fn fetch_view(&self, req: FetchRequestView<'_>, _version: i16) -> FetchResponse {
+        let topics = req.topics().iter().map(|topic| {
+            let partitions = topic.partitions().iter().map(|fp| PartitionFetch {
+                partition: fp.partition(),
+                fetch_offset: fp.fetch_offset(),
+                max_bytes: fp.partition_max_bytes(),
+            });
+            (topic.topic(), topic.topic_id(), partitions)
+        });
+        self.fetch_topics(req.isolation_level(), req.max_bytes(), topics)
+    }
+
+    /// Fetch over its topics, each a name, an id and what is asked of its partitions, however
+    /// the request was read.
+    fn fetch_topics<'t, P>(
+        &self,
+        isolation_level: i8,
+        max_bytes: i32,
+        topics: impl ExactSizeIterator<Item = (&'t str, Uuid, P)>,
+    ) -> FetchResponse
+    where
+        P: Iterator<Item = PartitionFetch>,
+    {
+        let committed = isolation_level == READ_COMMITTED;
         let mut budget = FetchBudget {
-            left: usize::try_from(req.max_bytes).unwrap_or(0),
+            left: usize::try_from(max_bytes).unwrap_or(0),
             sent_any: false,
         };
-        let mut responses = Vec::with_capacity(req.topics.len());
-        for topic in &req.topics {
-            let partitions = topic
-                .partitions
-                .iter()
+        let mut responses = Vec::with_capacity(topics.len());
+        for (name, topic_id, partitions) in topics {
+            let partitions = partitions
                 .map(|fp| {
-                    let tp = TopicPartition::new(topic.topic.as_str(), fp.partition);
-                    self.fetch_partition(&tp, fp, committed, &mut budget)
+                    let tp = TopicPartition::new(name, fp.partition);
+                    self.fetch_partition(&tp, &fp, committed, &mut budget)
                 })
                 .collect();
             responses.push(
                 FetchableTopicResponse::default()
-                    .with_topic(topic.topic.clone())
-                    .with_topic_id(topic.topic_id)
+                    .with_topic(name.to_owned())
+                    .with_topic_id(topic_id)
                     .with_partitions(partitions),
             );
         }
@@ -273,7 +351,7 @@ impl Leaders {
     fn fetch_partition(
         &self,
         tp: &TopicPartition,
-        fp: &FetchPartition,
+        fp: &PartitionFetch,
         committed: bool,
         budget: &mut FetchBudget,
     ) -> PartitionData {
@@ -298,9 +376,7 @@ impl Leaders {
             return out;
         }
         let upper = if committed { lso } else { hw };
-        let limit = usize::try_from(fp.partition_max_bytes)
-            .unwrap_or(0)
-            .min(budget.left);
+        let limit = usize::try_from(fp.max_bytes).unwrap_or(0).min(budget.left);
         let slice = part.read(fp.fetch_offset, upper, limit, !budget.sent_any);
         if !slice.bytes.is_empty() {
             budget.sent_any = true;

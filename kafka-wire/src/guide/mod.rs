@@ -5,6 +5,7 @@
 //! - [`own_messages`]: deriving messages and API sets of your own, generating them from schemas,
 //!   and checking two releases for wire compatibility; the attributes themselves are in
 //!   [`attributes`](crate::attributes).
+//! - [`views`]: reading messages, API sets and frames in place, without allocating.
 //! - [`records`]: record batches, read and written.
 //! - [`async_framing`]: the tokio codecs.
 //! - [`json`]: the JSON form.
@@ -23,3 +24,4 @@ pub mod messages;
 pub mod own_messages;
 pub mod records;
 pub mod stability;
+pub mod views;

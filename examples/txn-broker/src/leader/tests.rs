@@ -829,3 +829,36 @@ fn failed_write_answers_a_storage_error_and_leaves_no_trace() {
     assert_eq!(torn.partitions, before);
     assert_eq!(leaders(&s, 0, &c).partitions, before);
 }
+
+#[test]
+fn produce_and_fetch_read_through_views_answer_as_the_owned_requests() {
+    use kafka_wire::View;
+
+    let c = cluster();
+    let (owned_disk, viewed_disk) = (MemStorage::default(), MemStorage::default());
+    let mut owned = leaders(&owned_disk, 0, &c);
+    let mut viewed = leaders(&viewed_disk, 0, &c);
+    for (partition, values) in [(0, ["a", "b"]), (1, ["c", "d"]), (0, ["e", "f"])] {
+        let req = produce_req(TOPIC, partition, Some(batch(-1, 0, 0, false, &values)), -1);
+        let wire = req.encode_to_bytes(9).unwrap();
+        let view = ProduceRequest::view(&wire, 9).unwrap();
+        assert_eq!(
+            viewed.produce_view(view, Source::from(&wire)),
+            owned.produce(&req, 9)
+        );
+    }
+    let log = "log-orders-0";
+    assert_eq!(
+        viewed_disk.read(log).unwrap(),
+        owned_disk.read(log).unwrap()
+    );
+    assert!(!owned_disk.read(log).unwrap().is_empty());
+    for isolation in [0, 1] {
+        let req = fetch_req(0, 0, isolation, 1 << 20);
+        let wire = req.encode_to_bytes(12).unwrap();
+        let view = FetchRequest::view(&wire, 12).unwrap();
+        let answer = viewed.fetch_view(view, 12);
+        assert_eq!(answer, owned.fetch(&req, 12));
+        assert_eq!(bases(&answer.responses[0].partitions[0]), [0, 2]);
+    }
+}

@@ -1,8 +1,11 @@
 //! The listeners' side of a connection: one thread per connection reading request frames,
 //! the version checks made before a request is decoded, and the encoding of each answer.
 //!
-//! Requests are read as Kafka's broker reads them (`frame::decode_request_lenient`): what
-//! follows a request's body in its frame is ignored, and its count traced.
+//! Requests are read as Kafka's broker reads them (`frame::view_request_lenient`): what
+//! follows a request's body in its frame is ignored, and its count traced. Every request is
+//! opened as a view on its frame, which checks it whole without allocating; Produce and Fetch
+//! are answered from their views (Produce's records shared with the frame, not copied), and
+//! the other APIs from the owned request the view turns into.
 
 use std::io::{self, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -11,15 +14,16 @@ use std::thread;
 
 use bytes::{Bytes, BytesMut};
 use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
-use kafka_wire::messages::api::{RequestBody, ResponseBody};
+use kafka_wire::messages::api::{RequestBody, RequestBodyView, ResponseBody};
 use kafka_wire::messages::{ApiVersionsRequest, ResponseHeader};
+use kafka_wire::view::Source;
 use kafka_wire::{ApiMessage, ApiSet, ErrorCode};
 
 use crate::leader::Listener;
 use crate::trace;
 
 use super::apis::{api_versions_response, readable_versions};
-use super::dispatch::{fetch_waiting, respond};
+use super::dispatch::{fetch_waiting, produce, respond};
 use super::Shared;
 
 /// Accepts connections on `socket` for as long as the process runs, each served by a thread
@@ -155,28 +159,36 @@ fn handle_frame(shared: &Shared, frame: Bytes, listener: Listener) -> Reply {
     }
     // Read as Kafka's broker reads a request: bytes after the body are ignored (librdkafka's
     // Metadata request for all topics, v9 and later, leaves one), and counted in the trace.
-    let request = match frame::decode_request_lenient::<RequestBody>(frame) {
+    let request = match frame::view_request_lenient::<RequestBody>(&frame) {
         Ok(request) => request,
         Err(e) => return Reply::Close(format!("undecodable request: {e}")),
     };
-    let (header, body) = (request.header, request.body);
     trace!(
         shared.who,
         "{listener:?} {} v{version} corr {correlation_id} from {}{}",
-        body.api().name(),
-        header.client_id.as_deref().unwrap_or("-"),
+        request.body.api().name(),
+        request.header.client_id().unwrap_or("-"),
         match request.trailing_bytes {
             0 => String::new(),
             n => format!(", {n} bytes after the body ignored"),
         }
     );
-    if let RequestBody::Fetch(req) = &body {
-        let response = fetch_waiting(shared, req, version);
-        return encode(correlation_id, &ResponseBody::Fetch(response), version);
-    }
-    match respond(shared, &header, body, listener) {
-        Some(response) => encode(correlation_id, &response, version),
-        None => Reply::Nothing,
+    match request.body {
+        RequestBodyView::Produce(req) => match produce(shared, req, Source::from(&frame)) {
+            Some(response) => encode(correlation_id, &ResponseBody::Produce(response), version),
+            None => Reply::Nothing,
+        },
+        RequestBodyView::Fetch(req) => {
+            let response = fetch_waiting(shared, req, version);
+            encode(correlation_id, &ResponseBody::Fetch(response), version)
+        }
+        other => {
+            let header = request.header.into_owned();
+            match respond(shared, &header, other.into_owned(), listener) {
+                Some(response) => encode(correlation_id, &response, version),
+                None => Reply::Nothing,
+            }
+        }
     }
 }
 

@@ -1,16 +1,19 @@
-//! The hand-off of each decoded request: to the server's own answers, to this broker's
+//! The hand-off of each request: to the server's own answers, to this broker's
 //! [`Leaders`](crate::leader::Leaders), or to its
 //! [`Coordinator`](crate::coordinator::Coordinator) (NOT_COORDINATOR when it has none), all
-//! under the one lock; and Fetch, which may wait for data without holding it.
+//! under the one lock. Produce and Fetch, the requests that carry and ask for data, are read
+//! through their views on the frame; Fetch may wait for data without holding the lock.
 
 use std::thread;
 use std::time::{Duration, Instant};
 
 use kafka_wire::messages::api::{RequestBody, ResponseBody};
+use kafka_wire::messages::{fetch_request::FetchRequestView, produce_request::ProduceRequestView};
 use kafka_wire::messages::{
     AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, EndTxnRequest, EndTxnResponse,
-    FetchRequest, FetchResponse, InitProducerIdResponse, RequestHeader,
+    FetchResponse, InitProducerIdResponse, ProduceResponse, RequestHeader,
 };
+use kafka_wire::view::Source;
 use kafka_wire::{ApiSet, ErrorCode};
 
 use crate::coordinator::results_by_topic;
@@ -33,16 +36,20 @@ const FETCH_RECHECK: Duration = Duration::from_millis(10);
 /// (without holding the lock in between) until there is, or until `max_wait_ms` (at most
 /// [`FETCH_MAX_HOLD`]) have passed; then the last answer goes out. Without this, a consumer
 /// that has read everything would send its next Fetch at once, over and over.
-pub(super) fn fetch_waiting(shared: &Shared, req: &FetchRequest, version: i16) -> FetchResponse {
+pub(super) fn fetch_waiting(
+    shared: &Shared,
+    req: FetchRequestView<'_>,
+    version: i16,
+) -> FetchResponse {
     let started = Instant::now();
     let wait =
-        Duration::from_millis(u64::try_from(req.max_wait_ms).unwrap_or(0)).min(FETCH_MAX_HOLD);
-    let enough = usize::try_from(req.min_bytes).unwrap_or(0).max(1);
+        Duration::from_millis(u64::try_from(req.max_wait_ms()).unwrap_or(0)).min(FETCH_MAX_HOLD);
+    let enough = usize::try_from(req.min_bytes()).unwrap_or(0).max(1);
     loop {
         let response = {
             let mut guard = shared.lock();
             shared.refresh(&mut guard);
-            guard.leaders.fetch(req, version)
+            guard.leaders.fetch_view(req, version)
         };
         let partitions = response.responses.iter().flat_map(|t| &t.partitions);
         let mut bytes = 0usize;
@@ -58,7 +65,23 @@ pub(super) fn fetch_waiting(shared: &Shared, req: &FetchRequest, version: i16) -
     }
 }
 
-/// The answer to one decoded request; `None` when the request takes no answer.
+/// Produce, read through its view on `frame`: each partition's records go to the log as a
+/// `Bytes` sharing the frame. `None` when the producer asked for no answer (acks=0).
+pub(super) fn produce(
+    shared: &Shared,
+    req: ProduceRequestView<'_>,
+    frame: Source<'_>,
+) -> Option<ProduceResponse> {
+    let response = {
+        let mut guard = shared.lock();
+        shared.refresh(&mut guard);
+        guard.leaders.produce_view(req, frame)
+    };
+    (req.acks() != 0).then_some(response)
+}
+
+/// The answer to one decoded request other than Produce and Fetch; `None` when the request
+/// takes no answer.
 pub(super) fn respond(
     shared: &Shared,
     header: &RequestHeader,
@@ -80,15 +103,6 @@ pub(super) fn respond(
         RequestBody::FindCoordinator(req) => {
             ResponseBody::FindCoordinator(find_coordinator(&state.cluster, &req, version))
         }
-        RequestBody::Produce(req) => {
-            let response = state.leaders.produce(&req, version);
-            if req.acks == 0 {
-                return None;
-            }
-            ResponseBody::Produce(response)
-        }
-        // Answered without waiting here; `handle_frame` sends Fetch through `fetch_waiting`.
-        RequestBody::Fetch(req) => ResponseBody::Fetch(state.leaders.fetch(&req, version)),
         RequestBody::ListOffsets(req) => {
             ResponseBody::ListOffsets(state.leaders.list_offsets(&req, version))
         }
@@ -111,7 +125,8 @@ pub(super) fn respond(
             ResponseBody::EndTxn(end_txn(shared, state, &req, version, now))
         }
         other => {
-            // Only reachable if the table of readable APIs names an API without a handler.
+            // Produce and Fetch go to `produce` and `fetch_waiting` from their views; any other
+            // API here means the table of readable APIs names one without a handler.
             trace!(shared.who, "no handler for {}", other.api().name());
             return None;
         }
