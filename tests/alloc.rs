@@ -1,15 +1,24 @@
-//! Memory bounds while decoding hostile input, measured with a counting global allocator.
+//! Memory bounds while decoding hostile input, and no allocation at all while opening and
+//! reading a view, measured with a counting global allocator.
 //!
 //! One test function only: the counters are process-wide, so a second test running on another
 //! thread would blur them.
 #![forbid(unsafe_code)]
 
+#[path = "benches/messages/shapes.rs"]
+mod shapes;
+
 use bytes::Bytes;
-use kafka_wire::messages::{WriteTxnMarkersRequest, WriteTxnMarkersResponse};
-use kafka_wire::Decode;
+use kafka_wire::messages::{
+    FetchResponse, MetadataResponse, ProduceRequest, WriteTxnMarkersRequest,
+    WriteTxnMarkersResponse,
+};
+use kafka_wire::view::Viewable;
+use kafka_wire::{Decode, Encode, View};
 use kafka_wire_tests::{from_hex, write_txn_markers_vectors};
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
+use std::fmt::{self, Debug, Write};
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
@@ -25,6 +34,11 @@ fn allocated(message: &str, input: Bytes, version: i16) -> usize {
 }
 
 #[test]
+fn allocations() {
+    hostile_input_allocates_little();
+    views_allocate_nothing();
+}
+
 fn hostile_input_allocates_little() {
     // Forged counts in 4 or 5 bytes: refused before any allocation but the error itself.
     for (hex, version) in [
@@ -56,6 +70,96 @@ fn hostile_input_allocates_little() {
                 bytes <= bound,
                 "{} cut at {cut}: {bytes} bytes allocated, bound {bound}",
                 vector.label()
+            );
+        }
+    }
+}
+
+/// A sink for `Debug` output that keeps only its length, and allocates nothing.
+struct Length(usize);
+
+impl Write for Length {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0 += s.len();
+        Ok(())
+    }
+}
+
+/// Allocations (count, bytes) while opening the view of `M` on `input` and reading every field
+/// of it: the view's `Debug` calls every accessor, at every depth and in every element of every
+/// array, the records and the tagged fields the structs do not know among them.
+fn view_allocations<M>(input: &Bytes, version: i16, on_bytes: bool) -> (usize, usize)
+where
+    M: View,
+    for<'a> <M as Viewable>::View<'a>: Debug,
+{
+    let mut read = Length(0);
+    let region = Region::new(GLOBAL);
+    let view = if on_bytes {
+        M::view(input, version)
+    } else {
+        M::view(&input[..], version)
+    };
+    let view = view.expect("the view opens");
+    write!(read, "{view:?}").expect("formatting into a length");
+    let change = region.change();
+    // Every field was read: the length of what was written grows with the input.
+    assert!(
+        read.0 > input.len() / 4,
+        "{}: {} bytes read",
+        M::NAME,
+        read.0
+    );
+    (change.allocations, change.bytes_allocated)
+}
+
+/// Opening and reading a view allocates nothing, on every shape the messages benchmark times
+/// (their bytes written by kafka-wire's encoder), opened on a slice and on a `Bytes`.
+fn views_allocate_nothing() {
+    type Check = fn(&Bytes, i16, bool) -> (usize, usize);
+    let mut cases: Vec<(String, Bytes, i16, Check)> = Vec::new();
+    for (size, (markers, topics, partitions)) in [("small", (1, 1, 3)), ("large", (100, 5, 20))] {
+        let request = shapes::write_txn_markers_request(markers, topics, partitions);
+        let response = shapes::write_txn_markers_response(markers, topics, partitions);
+        cases.push((
+            format!("WriteTxnMarkersRequest v1 {size}"),
+            request.encode_to_bytes(1).unwrap(),
+            1,
+            view_allocations::<WriteTxnMarkersRequest>,
+        ));
+        cases.push((
+            format!("WriteTxnMarkersResponse v1 {size}"),
+            response.encode_to_bytes(1).unwrap(),
+            1,
+            view_allocations::<WriteTxnMarkersResponse>,
+        ));
+    }
+    cases.push((
+        "MetadataResponse v13".to_owned(),
+        shapes::metadata_response().encode_to_bytes(13).unwrap(),
+        13,
+        view_allocations::<MetadataResponse>,
+    ));
+    cases.push((
+        "ProduceRequest v13".to_owned(),
+        shapes::produce_request().encode_to_bytes(13).unwrap(),
+        13,
+        view_allocations::<ProduceRequest>,
+    ));
+    cases.push((
+        "FetchResponse v18".to_owned(),
+        shapes::fetch_response().encode_to_bytes(18).unwrap(),
+        18,
+        view_allocations::<FetchResponse>,
+    ));
+    for (shape, input, version, check) in &cases {
+        for on_bytes in [false, true] {
+            let (count, bytes) = check(input, *version, on_bytes);
+            assert_eq!(
+                (count, bytes),
+                (0, 0),
+                "{shape}, view opened on {}: allocations (count, bytes)",
+                if on_bytes { "a Bytes" } else { "a slice" }
             );
         }
     }

@@ -10,15 +10,23 @@
 //! - FetchResponse v18: one topic by id, 10 partitions of 64 KiB of records, no aborted
 //!   transactions.
 //!
-//! Per shape, three rows: decode (both read the bytes kafka-protocol wrote, which must equal
-//! kafka-wire's), encode (each writes the value it decoded into a buffer sized by its own size
-//! computation, as a sender does), and size (`encoded_len` against `compute_size`). Produce and
-//! Fetch have a fourth, vectored: kafka-wire writes into [`Segments`], ready for
+//! Per shape, these rows: decode (both read the bytes kafka-protocol wrote, which must equal
+//! kafka-wire's); view read (kafka-wire opens the message's view and reads every field of it,
+//! against kafka-protocol's decode); on Metadata, Produce and Fetch, routing read (kafka-wire
+//! opens the view and reads the few fields a router or a broker's dispatch reads first, against
+//! the same decode); encode (each writes the value it decoded into a buffer sized by its own
+//! size computation, as a sender does), and size (`encoded_len` against `compute_size`).
+//! Produce and Fetch have one more, vectored: kafka-wire writes into [`Segments`], ready for
 //! `write_vectored`, with the records referenced where they are; kafka-protocol has no such
 //! path, so its side is its copying encode.
-//! Allocations are those of one call. Before anything is timed, both libraries must write each
-//! value to the same bytes and read those bytes back to the same value, compared field by field
-//! across the two libraries' types; the hand-written codec must do the same against kafka-wire,
+//! Every call of the three reading rows, on both sides, allocates a buffer of the frame's size
+//! before it reads and frees it after, as a socket reader does with each frame, so that the
+//! reading meets the allocator in the state an application leaves it in rather than that of a
+//! loop doing nothing else; the bytes read are the shared input, not copied into that buffer.
+//! Allocations are those of one call, the frame's buffer among them. Before anything is timed,
+//! both libraries must write each value to the same bytes and read those bytes back to the same
+//! value, compared field by field across the two libraries' types, and kafka-wire's view of the
+//! bytes must give that value too; the hand-written codec must do the same against kafka-wire,
 //! and accept and refuse the same corrupted inputs.
 //!
 //! `cargo bench -p kafka-wire-tests --bench messages` prints the table; `KW_BENCH=quick` for a
@@ -41,14 +49,36 @@ use compare::Compare;
 use kafka_protocol::protocol::{Decodable, Encodable};
 use kafka_wire::messages::{write_txn_markers_request as req, write_txn_markers_response as resp};
 use kafka_wire::messages::{WriteTxnMarkersRequest, WriteTxnMarkersResponse};
-use kafka_wire::{Decode, Encode, KafkaString, RawTaggedField, Segments, UnknownTaggedFields};
+use kafka_wire::view::{Ints, Source, TaggedFields};
+use kafka_wire::{
+    Decode, Encode, KafkaString, RawTaggedField, Segments, UnknownTaggedFields, Uuid, View,
+};
 use kafka_wire_tests::random::Rng;
 use std::fmt::Debug;
 use std::hint::black_box;
 
 /// The operations timed on every shape, in the order of the table; no name is part of another,
 /// so that `KW_BENCH_ONLY` can pick any one of them.
-const CASES: [&str; 4] = ["decode", "encode", "size", "vectored"];
+const CASES: [&str; 6] = [
+    "decode",
+    "view read",
+    "routing read",
+    "encode",
+    "size",
+    "vectored",
+];
+
+/// What a shape adds to the rows every shape has: its view readers, and whether it has a
+/// vectored row.
+#[derive(Clone, Copy)]
+struct Rows {
+    /// Opens the view on the message's bytes and reads every field; gives a sum of what it read.
+    view: fn(&[u8]) -> u64,
+    /// Opens the view and reads the fields that route the message, where the shape has a row
+    /// for them.
+    routing: Option<fn(&[u8]) -> u64>,
+    vectored: bool,
+}
 
 /// The run: the comparisons, and the legend of the shapes they were made on.
 struct Bench {
@@ -67,23 +97,16 @@ impl Bench {
         version: i16,
         build: impl FnOnce() -> M,
         to_peer: fn(&M) -> P,
-        vectored: bool,
+        rows: Rows,
     ) -> Option<Bytes>
     where
-        M: Decode + Encode + PartialEq + Debug,
+        M: Decode + Encode + View + PartialEq + Debug,
         P: Decodable + Encodable + PartialEq + Debug,
     {
         if !self.compare.wants(group, &CASES) {
             return None;
         }
-        let bytes = message(
-            &mut self.compare,
-            group,
-            version,
-            &build(),
-            to_peer,
-            vectored,
-        );
+        let bytes = message(&mut self.compare, group, version, &build(), to_peer, rows);
         self.shapes.push((group.to_owned(), about, bytes.len()));
         Some(bytes)
     }
@@ -110,7 +133,11 @@ fn main() {
             1,
             build,
             peer::write_txn_markers_request,
-            false,
+            Rows {
+                view: every_field::write_txn_markers_request,
+                routing: None,
+                vectored: false,
+            },
         ) {
             let hand = Hand {
                 decode: hand::Request::decode,
@@ -128,7 +155,11 @@ fn main() {
             1,
             build,
             peer::write_txn_markers_response,
-            false,
+            Rows {
+                view: every_field::write_txn_markers_response,
+                routing: None,
+                vectored: false,
+            },
         ) {
             let hand = Hand {
                 decode: hand::Response::decode,
@@ -145,7 +176,11 @@ fn main() {
         13,
         shapes::metadata_response,
         peer::metadata_response,
-        false,
+        Rows {
+            view: every_field::metadata_response,
+            routing: Some(routing::metadata_response),
+            vectored: false,
+        },
     );
     bench.shape(
         "ProduceRequest v13",
@@ -153,7 +188,11 @@ fn main() {
         13,
         shapes::produce_request,
         peer::produce_request,
-        true,
+        Rows {
+            view: every_field::produce_request,
+            routing: Some(routing::produce_request),
+            vectored: true,
+        },
     );
     bench.shape(
         "FetchResponse v18",
@@ -161,7 +200,11 @@ fn main() {
         18,
         shapes::fetch_response,
         peer::fetch_response,
-        true,
+        Rows {
+            view: every_field::fetch_response,
+            routing: Some(routing::fetch_response),
+            vectored: true,
+        },
     );
 
     println!("\n| shape | what | bytes |\n|---|---|---|");
@@ -181,6 +224,16 @@ fn peer_encode<P: Encodable>(value: &P, version: i16) -> Bytes {
     buf.freeze()
 }
 
+/// Runs `read` between the allocation of a buffer of `len` bytes and its release, as a socket
+/// reader allocates a buffer for each frame and frees it once the frame is read. The buffer is
+/// not written: the allocator's state is what it stands for, and the bytes read are the input.
+fn framed<T>(len: usize, read: impl FnOnce() -> T) -> T {
+    let frame = black_box(Vec::<u8>::with_capacity(len));
+    let read = read();
+    drop(frame);
+    read
+}
+
 /// Where two encodings first differ: the message, not a megabyte of hex.
 fn same_bytes(group: &str, what: &str, a: &[u8], b: &[u8]) {
     if a != b {
@@ -194,17 +247,17 @@ fn same_bytes(group: &str, what: &str, a: &[u8], b: &[u8]) {
 }
 
 /// Checks `ours` and its kafka-protocol twin against each other, adds the rows for the shape
-/// (with `vectored`, the row of writing into segments), and returns the bytes both write.
+/// (those `rows` names among them), and returns the bytes both write.
 fn message<M, P>(
     compare: &mut Compare,
     group: &str,
     version: i16,
     ours: &M,
     to_peer: fn(&M) -> P,
-    vectored: bool,
+    rows: Rows,
 ) -> Bytes
 where
-    M: Decode + Encode + PartialEq + Debug,
+    M: Decode + Encode + View + PartialEq + Debug,
     P: Decodable + Encodable + PartialEq + Debug,
 {
     let theirs = to_peer(ours);
@@ -233,14 +286,50 @@ where
     drop(input.clone());
 
     let len = input.len();
-    let [decode, encode, size, segments] = CASES;
+    let [decode, view_read, routing_read, encode, size, segments] = CASES;
+    let peer_decode = || {
+        framed(len, || {
+            drop(black_box(
+                P::decode(&mut black_box(&input).clone(), version).unwrap(),
+            ))
+        })
+    };
     compare.run(
         group,
         decode,
         len,
-        || M::decode(&mut black_box(&input).clone(), version).unwrap(),
-        || P::decode(&mut black_box(&input).clone(), version).unwrap(),
+        || {
+            framed(len, || {
+                drop(black_box(
+                    M::decode(&mut black_box(&input).clone(), version).unwrap(),
+                ))
+            })
+        },
+        peer_decode,
     );
+    // The view opens on the bytes kafka-protocol wrote and gives the value decoding gives.
+    let view = M::view(&input, version).expect("the view opens");
+    assert!(
+        M::from_view(view, Source::from(&input)) == our_value,
+        "{group}: the view's value differs"
+    );
+    let read = rows.view;
+    compare.run(
+        group,
+        view_read,
+        len,
+        || framed(len, || read(black_box(&input))),
+        peer_decode,
+    );
+    if let Some(route) = rows.routing {
+        compare.run(
+            group,
+            routing_read,
+            len,
+            || framed(len, || route(black_box(&input))),
+            peer_decode,
+        );
+    }
     compare.run(
         group,
         encode,
@@ -255,7 +344,7 @@ where
         || black_box(&our_value).encoded_len(version).unwrap(),
         || black_box(&their_value).compute_size(version).unwrap(),
     );
-    if vectored {
+    if rows.vectored {
         check_segments(group, &our_value, version, &input);
         compare.run(
             group,
@@ -358,7 +447,7 @@ where
     drop(input.clone());
     let len = input.len();
     let what = "hand-written";
-    let [decode, encode, size, _] = CASES;
+    let [decode, _, _, encode, size, _] = CASES;
     compare.reference(
         what,
         group,
@@ -445,4 +534,259 @@ fn response_of(h: &hand::Response) -> WriteTxnMarkersResponse {
     WriteTxnMarkersResponse::default()
         .with_markers(h.markers.iter().map(marker).collect())
         .with_unknown_tagged_fields(tags(&h.tags))
+}
+
+/// A sum over what a reader reads: every value it is given goes into it, so that none of the
+/// reading can be left out by the compiler.
+#[derive(Default)]
+struct Sum(u64);
+
+impl Sum {
+    fn int(&mut self, value: impl Into<i64>) {
+        self.0 = self.0.wrapping_add(value.into() as u64);
+    }
+
+    fn flag(&mut self, value: bool) {
+        self.0 = self.0.wrapping_add(u64::from(value));
+    }
+
+    fn uuid(&mut self, value: Uuid) {
+        let bits = value.as_u128();
+        self.0 = self.0.wrapping_add((bits >> 64) as u64 ^ bits as u64);
+    }
+
+    /// A string, bytes or records field: its length.
+    fn len(&mut self, value: &[u8]) {
+        self.0 = self.0.wrapping_add(value.len() as u64);
+    }
+
+    fn opt_str(&mut self, value: Option<&str>) {
+        self.len(value.map_or(&[], str::as_bytes));
+    }
+
+    fn ints(&mut self, values: Ints<'_, i32>) {
+        for v in values {
+            self.int(v);
+        }
+    }
+
+    fn tags(&mut self, fields: TaggedFields<'_>) {
+        for f in fields {
+            self.int(f.tag);
+            self.len(f.data);
+        }
+    }
+}
+
+/// Opens each shape's view and reads every field of it, the tagged fields it does not know
+/// included, and every element of every array, at every depth.
+mod every_field {
+    use super::Sum;
+    use kafka_wire::messages::fetch_response::EpochEndOffsetView;
+    use kafka_wire::messages::{
+        FetchResponse, MetadataResponse, ProduceRequest, WriteTxnMarkersRequest,
+        WriteTxnMarkersResponse,
+    };
+    use kafka_wire::View;
+
+    pub fn write_txn_markers_request(bytes: &[u8]) -> u64 {
+        let v = WriteTxnMarkersRequest::view(bytes, 1).unwrap();
+        let mut s = Sum::default();
+        for m in v.markers() {
+            s.int(m.producer_id());
+            s.int(m.producer_epoch());
+            s.flag(m.transaction_result());
+            for t in m.topics() {
+                s.len(t.name().as_bytes());
+                s.ints(t.partition_indexes());
+                s.tags(t.unknown_tagged_fields());
+            }
+            s.int(m.coordinator_epoch());
+            s.int(m.transaction_version());
+            s.tags(m.unknown_tagged_fields());
+        }
+        s.tags(v.unknown_tagged_fields());
+        s.0
+    }
+
+    pub fn write_txn_markers_response(bytes: &[u8]) -> u64 {
+        let v = WriteTxnMarkersResponse::view(bytes, 1).unwrap();
+        let mut s = Sum::default();
+        for m in v.markers() {
+            s.int(m.producer_id());
+            for t in m.topics() {
+                s.len(t.name().as_bytes());
+                for p in t.partitions() {
+                    s.int(p.partition_index());
+                    s.int(p.error_code());
+                    s.tags(p.unknown_tagged_fields());
+                }
+                s.tags(t.unknown_tagged_fields());
+            }
+            s.tags(m.unknown_tagged_fields());
+        }
+        s.tags(v.unknown_tagged_fields());
+        s.0
+    }
+
+    pub fn metadata_response(bytes: &[u8]) -> u64 {
+        let v = MetadataResponse::view(bytes, 13).unwrap();
+        let mut s = Sum::default();
+        s.int(v.throttle_time_ms());
+        for b in v.brokers() {
+            s.int(b.node_id());
+            s.len(b.host().as_bytes());
+            s.int(b.port());
+            s.opt_str(b.rack());
+            s.tags(b.unknown_tagged_fields());
+        }
+        s.opt_str(v.cluster_id());
+        s.int(v.controller_id());
+        for t in v.topics() {
+            s.int(t.error_code());
+            s.opt_str(t.name());
+            s.uuid(t.topic_id());
+            s.flag(t.is_internal());
+            for p in t.partitions() {
+                s.int(p.error_code());
+                s.int(p.partition_index());
+                s.int(p.leader_id());
+                s.int(p.leader_epoch());
+                s.ints(p.replica_nodes());
+                s.ints(p.isr_nodes());
+                s.ints(p.offline_replicas());
+                s.tags(p.unknown_tagged_fields());
+            }
+            s.int(t.topic_authorized_operations());
+            s.tags(t.unknown_tagged_fields());
+        }
+        s.int(v.cluster_authorized_operations());
+        s.int(v.error_code());
+        s.tags(v.unknown_tagged_fields());
+        s.0
+    }
+
+    pub fn produce_request(bytes: &[u8]) -> u64 {
+        let v = ProduceRequest::view(bytes, 13).unwrap();
+        let mut s = Sum::default();
+        s.opt_str(v.transactional_id());
+        s.int(v.acks());
+        s.int(v.timeout_ms());
+        for t in v.topic_data() {
+            s.len(t.name().as_bytes());
+            s.uuid(t.topic_id());
+            for p in t.partition_data() {
+                s.int(p.index());
+                s.len(p.records().unwrap_or_default());
+                s.tags(p.unknown_tagged_fields());
+            }
+            s.tags(t.unknown_tagged_fields());
+        }
+        s.tags(v.unknown_tagged_fields());
+        s.0
+    }
+
+    fn epoch_end_offset(s: &mut Sum, e: EpochEndOffsetView<'_>) {
+        s.int(e.epoch());
+        s.int(e.end_offset());
+        s.tags(e.unknown_tagged_fields());
+    }
+
+    pub fn fetch_response(bytes: &[u8]) -> u64 {
+        let v = FetchResponse::view(bytes, 18).unwrap();
+        let mut s = Sum::default();
+        s.int(v.throttle_time_ms());
+        s.int(v.error_code());
+        s.int(v.session_id());
+        for t in v.responses() {
+            s.len(t.topic().as_bytes());
+            s.uuid(t.topic_id());
+            for p in t.partitions() {
+                s.int(p.partition_index());
+                s.int(p.error_code());
+                s.int(p.high_watermark());
+                s.int(p.last_stable_offset());
+                s.int(p.log_start_offset());
+                epoch_end_offset(&mut s, p.diverging_epoch());
+                let leader = p.current_leader();
+                s.int(leader.leader_id());
+                s.int(leader.leader_epoch());
+                s.tags(leader.unknown_tagged_fields());
+                let snapshot = p.snapshot_id();
+                s.int(snapshot.end_offset());
+                s.int(snapshot.epoch());
+                s.tags(snapshot.unknown_tagged_fields());
+                for a in p.aborted_transactions().into_iter().flatten() {
+                    s.int(a.producer_id());
+                    s.int(a.first_offset());
+                    s.tags(a.unknown_tagged_fields());
+                }
+                s.int(p.preferred_read_replica());
+                s.len(p.records().unwrap_or_default());
+                s.tags(p.unknown_tagged_fields());
+            }
+            s.tags(t.unknown_tagged_fields());
+        }
+        for n in v.node_endpoints() {
+            s.int(n.node_id());
+            s.len(n.host().as_bytes());
+            s.int(n.port());
+            s.opt_str(n.rack());
+            s.tags(n.unknown_tagged_fields());
+        }
+        s.tags(v.unknown_tagged_fields());
+        s.0
+    }
+}
+
+/// Opens the view and reads what routes the message: for Produce, the acks, the transactional
+/// id, and each topic and partition with the length of its records; for Fetch, each topic id
+/// and partition with its high watermark and the length of its records; for Metadata, each
+/// topic name and each partition's leader.
+mod routing {
+    use super::Sum;
+    use kafka_wire::messages::{FetchResponse, MetadataResponse, ProduceRequest};
+    use kafka_wire::View;
+
+    pub fn produce_request(bytes: &[u8]) -> u64 {
+        let v = ProduceRequest::view(bytes, 13).unwrap();
+        let mut s = Sum::default();
+        s.int(v.acks());
+        s.opt_str(v.transactional_id());
+        for t in v.topic_data() {
+            // Version 13 names a topic by its id.
+            s.uuid(t.topic_id());
+            for p in t.partition_data() {
+                s.int(p.index());
+                s.len(p.records().unwrap_or_default());
+            }
+        }
+        s.0
+    }
+
+    pub fn fetch_response(bytes: &[u8]) -> u64 {
+        let v = FetchResponse::view(bytes, 18).unwrap();
+        let mut s = Sum::default();
+        for t in v.responses() {
+            s.uuid(t.topic_id());
+            for p in t.partitions() {
+                s.int(p.partition_index());
+                s.int(p.high_watermark());
+                s.len(p.records().unwrap_or_default());
+            }
+        }
+        s.0
+    }
+
+    pub fn metadata_response(bytes: &[u8]) -> u64 {
+        let v = MetadataResponse::view(bytes, 13).unwrap();
+        let mut s = Sum::default();
+        for t in v.topics() {
+            s.opt_str(t.name());
+            for p in t.partitions() {
+                s.int(p.leader_id());
+            }
+        }
+        s.0
+    }
 }
