@@ -5,6 +5,7 @@
 #
 #   tools/compile-cost.sh            # prints both wall-clock times and their ratio
 #   RUNS=5 tools/compile-cost.sh     # more alternating rounds (default 3)
+#   FEATURES=views tools/compile-cost.sh   # kafka-wire with these features besides its defaults
 #
 # Timings on a small shared machine wander by 10-20% from one build to the next, so the two
 # builds alternate (kafka-wire, kafka-protocol, kafka-wire, ...) for RUNS rounds, and the
@@ -30,13 +31,15 @@ for p in json.load(sys.stdin)["packages"]:
         print(p["manifest_path"].rsplit("/", 1)[0])' | head -n 1)
 peer_types=$(sed -n 's/^pub use \([a-z0-9_]*\)::\([A-Za-z0-9]*\);$/\2/p' "$peer_src/src/messages.rs" | sort -u)
 
+features=""
+for f in ${FEATURES:-}; do features="$features${features:+, }\"$f\""; done
 cat > "$out/wire/Cargo.toml" <<TOML
 [package]
 name = "cost-wire"
 version = "0.0.0"
 edition = "2021"
 [dependencies]
-kafka-wire = { path = "$root/kafka-wire" }
+kafka-wire = { path = "$root/kafka-wire", features = [$features] }
 bytes = "1"
 [workspace]
 TOML

@@ -73,6 +73,7 @@
 //! `kafka_wire::attributes` (section "API sets").
 
 use crate::codec::Sink;
+#[cfg(feature = "views")]
 use crate::view::{Reading, Source};
 use crate::{DecodeError, EncodeError, VersionRange};
 use bytes::Bytes;
@@ -239,12 +240,14 @@ pub trait ApiSet: Sized {
     /// The borrowed view of a body of the set: `#[derive(ApiSet)]` writes an enum named after
     /// the set (`RequestBodyView<'a>` for `RequestBody`) whose variants hold the messages'
     /// views.
+    #[cfg(feature = "views")]
     type View<'a>: BodyView<'a, Body = Self>;
 
     /// The view of the body of API `key` at `version`, which uses every byte of `input`: what
     /// [`View::view`](crate::View::view) is to a message, chosen at run time. It opens on the
     /// inputs that [`decode`](Self::decode) reads whole and fails with decoding's error.
     #[inline]
+    #[cfg(feature = "views")]
     fn view<'a>(
         key: i16,
         input: impl Into<Source<'a>>,
@@ -255,6 +258,7 @@ pub trait ApiSet: Sized {
 
     /// [`view`](Self::view) under the rules of [`Decode::decode_strict`](crate::Decode::decode_strict).
     #[inline]
+    #[cfg(feature = "views")]
     fn view_strict<'a>(
         key: i16,
         input: impl Into<Source<'a>>,
@@ -266,6 +270,7 @@ pub trait ApiSet: Sized {
     /// The view of the body at the start of `src`, read as `reading` says, and the bytes it
     /// takes. Written by the derive.
     #[doc(hidden)]
+    #[cfg(feature = "views")]
     fn open_view<'a>(
         key: i16,
         src: Source<'a>,
@@ -298,6 +303,8 @@ pub trait ApiSet: Sized {
 
 /// The view of a body of an API set ([`ApiSet::View`]): the view of one API's message.
 /// `#[derive(ApiSet)]` implements it, and gives the view type the same methods inherently.
+#[cfg(feature = "views")]
+#[cfg_attr(docsrs, doc(cfg(feature = "views")))]
 pub trait BodyView<'a>: Copy + fmt::Debug {
     /// The set whose body this is a view of.
     type Body: ApiSet;

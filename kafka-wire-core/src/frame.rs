@@ -78,10 +78,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::api::{ApiInfo, ApiSet, RequestSet, ResponseSet};
+#[cfg(feature = "views")]
+use crate::api::ApiSet;
+use crate::api::{ApiInfo, RequestSet, ResponseSet};
 use crate::codec::Sink;
 use crate::messages::{RequestHeader, ResponseHeader};
 use crate::traits::no_trailing_bytes;
+#[cfg(feature = "views")]
 use crate::view::{self, Reading, Source, ViewOf};
 use crate::{Decode, DecodeError, Encode, EncodeError, ErrorCode, ErrorKind};
 use bytes::{Buf, Bytes, BytesMut};
@@ -376,6 +379,8 @@ fn read_response<S: ResponseSet>(
     Ok((header, body, frame.remaining()))
 }
 
+#[cfg(feature = "views")]
+#[cfg_attr(docsrs, doc(cfg(feature = "views")))]
 /// A request frame as [`view_request_lenient`] read it: the views of its header and body,
 /// borrowing the frame.
 #[derive(Debug, Clone)]
@@ -391,6 +396,8 @@ pub struct ViewedRequest<'a, S: ApiSet> {
     pub trailing_bytes: usize,
 }
 
+#[cfg(feature = "views")]
+#[cfg_attr(docsrs, doc(cfg(feature = "views")))]
 /// A response frame as [`view_response_lenient`] read it: the views of its header and body,
 /// borrowing the frame.
 #[derive(Debug, Clone)]
@@ -406,6 +413,8 @@ pub struct ViewedResponse<'a, S: ApiSet> {
     pub trailing_bytes: usize,
 }
 
+#[cfg(feature = "views")]
+#[cfg_attr(docsrs, doc(cfg(feature = "views")))]
 /// [`decode_request`] without allocating: the views of a request frame's header and body
 /// (see [`view`]). It opens on the frames `decode_request` reads and fails with
 /// its error. Opened on a [`Bytes`], the views' byte fields can share the frame.
@@ -438,6 +447,8 @@ pub fn view_request<'a, S: RequestSet>(
     Ok((header, body))
 }
 
+#[cfg(feature = "views")]
+#[cfg_attr(docsrs, doc(cfg(feature = "views")))]
 /// [`decode_request_lenient`] without allocating: reads what it reads, refuses what it
 /// refuses, and returns views.
 #[inline]
@@ -471,6 +482,8 @@ pub fn view_request_lenient<'a, S: RequestSet>(
     })
 }
 
+#[cfg(feature = "views")]
+#[cfg_attr(docsrs, doc(cfg(feature = "views")))]
 /// The view of a request frame's header, and the bytes of its body, which are not read: for a
 /// proxy that routes on the API, the client or the correlation id and forwards the rest. The
 /// header is checked as [`decode_request_lenient`] checks it; an ApiVersions request at a
@@ -508,6 +521,8 @@ pub fn peek_request<'a, S: RequestSet>(
     Ok((header, bytes.get(header_len..).unwrap_or_default()))
 }
 
+#[cfg(feature = "views")]
+#[cfg_attr(docsrs, doc(cfg(feature = "views")))]
 /// A frame's API key and version, its first four bytes.
 fn key_and_version(frame: &[u8]) -> Option<(i16, i16)> {
     let &[k0, k1, v0, v1] = frame.get(..4)? else {
@@ -516,6 +531,8 @@ fn key_and_version(frame: &[u8]) -> Option<(i16, i16)> {
     Some((i16::from_be_bytes([k0, k1]), i16::from_be_bytes([v0, v1])))
 }
 
+#[cfg(feature = "views")]
+#[cfg_attr(docsrs, doc(cfg(feature = "views")))]
 /// The views of a request frame's header and body, and how many bytes follow the body:
 /// [`read_request`] in place.
 #[inline]
@@ -539,6 +556,8 @@ fn view_request_in<S: RequestSet>(
     ))
 }
 
+#[cfg(feature = "views")]
+#[cfg_attr(docsrs, doc(cfg(feature = "views")))]
 /// [`decode_response`] without allocating: the views of a response frame's header and body,
 /// for a request of API `key` at `version`.
 #[inline]
@@ -551,6 +570,8 @@ pub fn view_response<'a, S: ResponseSet>(
     Ok((header, body))
 }
 
+#[cfg(feature = "views")]
+#[cfg_attr(docsrs, doc(cfg(feature = "views")))]
 /// [`decode_response_lenient`] without allocating: reads what it reads (an ApiVersions answer
 /// at version 0 included), refuses what it refuses, and returns views.
 #[inline]
@@ -578,6 +599,8 @@ pub fn view_response_lenient<'a, S: ResponseSet>(
     }
 }
 
+#[cfg(feature = "views")]
+#[cfg_attr(docsrs, doc(cfg(feature = "views")))]
 /// The views of a response frame's header and body, and how many bytes follow the body.
 #[inline]
 fn view_response_in<S: ResponseSet>(

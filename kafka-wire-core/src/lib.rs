@@ -40,6 +40,8 @@ mod tagged;
 pub mod tokio;
 mod traits;
 mod types;
+#[cfg(feature = "views")]
+#[cfg_attr(docsrs, doc(cfg(feature = "views")))]
 pub mod view;
 
 // The const fns that check an API set index and count within their slices; they run at
@@ -60,6 +62,7 @@ pub use crate::segments::Segments;
 pub use crate::tagged::{RawTaggedField, UnknownTaggedFields};
 pub use crate::traits::{ApiMessage, Decode, Encode, Message};
 pub use crate::types::{KafkaString, Records, Uuid};
+#[cfg(feature = "views")]
 pub use crate::view::View;
 pub use bytes;
 pub use kafka_wire_derive::{ApiSet, KafkaMessage};

@@ -1,6 +1,8 @@
 //! Support for generated code only. Not part of the public API: it changes without notice.
 
-pub use crate::api::{ApiInfo, ApiSet, BodyView, RequestSet, ResponseSet, Side};
+#[cfg(feature = "views")]
+pub use crate::api::BodyView;
+pub use crate::api::{ApiInfo, ApiSet, RequestSet, ResponseSet, Side};
 pub use crate::codec::Sink;
 pub use crate::codec::{Codec, Ctx, Filled, NullableCodec, Slot};
 pub use crate::fields::{DefaultInfo, FieldInfo, Fields};
@@ -9,6 +11,7 @@ pub use crate::json::__derive as json;
 pub use crate::primitives::int::Fixed;
 pub use crate::tagged::{decode_tagged, TaggedLen, TaggedWriter};
 pub use crate::traits::{ApiMessage, Decode, Encode, Message};
+#[cfg(feature = "views")]
 pub use crate::view::{
     open as open_view, Array, Cursor, Ints, RawStruct, Reading, Source, TaggedFields, ViewOf,
     Viewable,
@@ -151,10 +154,12 @@ pub fn decode_tagged_struct_nullable<T: Codec>(
 }
 
 /// Where a struct's view has no field: a field its version lacks, an absent tagged field.
+#[cfg(feature = "views")]
 pub const ABSENT: usize = crate::view::ABSENT;
 
 /// Steps over an `Option` field, as [`decode_option`] reads it: where its value starts, or
 /// `NULL`; `None` where decoding fails.
+#[cfg(feature = "views")]
 #[inline]
 pub fn walk_option<T: Viewable>(c: &mut Cursor<'_>, cx: Ctx, nullable: bool) -> Option<usize> {
     if nullable {
@@ -165,6 +170,7 @@ pub fn walk_option<T: Viewable>(c: &mut Cursor<'_>, cx: Ctx, nullable: bool) -> 
 }
 
 /// [`walk_option`] in the tagged section, as [`decode_tagged_option`] reads it.
+#[cfg(feature = "views")]
 #[inline]
 pub fn walk_tagged_option<T: Viewable>(
     c: &mut Cursor<'_>,
@@ -179,6 +185,7 @@ pub fn walk_tagged_option<T: Viewable>(
 }
 
 /// The known-tag walk of a struct that knows no tagged field.
+#[cfg(feature = "views")]
 pub fn no_known_tag(_: u32, _: &mut Cursor<'_>) -> Option<bool> {
     None
 }

@@ -306,7 +306,9 @@ pub struct Message<'a> {
     pub tags: Vec<(u32, &'a syn::Ident, syn::LitInt)>,
     /// `reserved_tags`: tags of fields in versions the struct leaves out, and the key's tokens.
     pub reserved_tags: Option<(Vec<u32>, syn::Path)>,
-    /// The name of the view type: `view`, or the struct's name and `View`.
+    /// The name of the view type: `view`, or the struct's name and `View`. Read only where
+    /// views are written (the `views` feature).
+    #[cfg_attr(not(feature = "views"), allow(dead_code))]
     pub view: syn::Ident,
 }
 

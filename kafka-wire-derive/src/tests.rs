@@ -80,7 +80,7 @@ fn unknown_struct_key_lists_the_accepted_keys() {
     assert_eq!(
         msg,
         "unknown kafka struct attribute `version`; expected one of `key`, `versions`, `flexible`, \
-         `crate`, `no_setters`, `reserved_tags`"
+         `crate`, `no_setters`, `reserved_tags`, `view`"
     );
 }
 

@@ -30,7 +30,9 @@ pub fn check(cx: &Ctxt, msg: &Message) {
         check_default_fits(cx, field);
         check_null_default(cx, field);
         check_flexible_override(cx, field);
-        check_view_accessor_name(cx, field);
+        if crate::expand::view::ENABLED {
+            check_view_accessor_name(cx, field);
+        }
     }
     check_unique_tags(cx, msg);
     check_reserved_tags(cx, msg);

@@ -283,6 +283,9 @@
 //! differs. Accessors and `into_owned` are the same under either name.
 //!
 //! ```
+//! # // Views need the `views` feature.
+//! # #[cfg(feature = "views")]
+//! # mod example {
 //! use kafka_wire::{Decode, Encode, KafkaMessage, KafkaString, UnknownTaggedFields, View};
 //!
 //! #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
@@ -308,6 +311,7 @@
 //!     pub unknown_tagged_fields: UnknownTaggedFields,
 //! }
 //!
+//! # pub fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let shipment = Shipment::default()
 //!     .with_carrier("post")
 //!     .with_parcels(vec![Parcel::default().with_weight_grams(250).with_label("A1")]);
@@ -321,7 +325,14 @@
 //! assert_eq!((parcel.weight_grams(), parcel.label()), (250, &b"A1"[..]));
 //! assert!(view.unknown_tagged_fields().is_empty());
 //! assert_eq!(view.into_owned(), Shipment::decode_exact(bytes, 1)?);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # Ok(())
+//! # }
+//! # }
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! #     #[cfg(feature = "views")]
+//! #     example::main()?;
+//! #     Ok(())
+//! # }
 //! ```
 //!
 //! # Setters, and `no_setters`

@@ -6,7 +6,7 @@
 //! - [`ClientCodec<S>`] writes `(RequestHeader, S)` and remembers the API and version of every
 //!   correlation id it wrote, so that it reads each response frame into a [`DecodedResponse`]
 //!   with the body of the request it answers, in any order the server sends them.
-//! - [`RawServerCodec<S>`] reads request frames into [`RawRequest`]s, whose header is read and
+//! - `RawServerCodec<S>` (feature `views`) reads request frames into `RawRequest`s, whose header is read and
 //!   whose body is kept as bytes: a proxy or a server reads the bodies of the APIs it handles,
 //!   through views or decoding, and writes the others on byte for byte.
 //!
@@ -99,10 +99,13 @@
 //! [`DecodedResponse::version`]: crate::frame::DecodedResponse::version
 
 mod client;
+#[cfg(feature = "views")]
 mod raw;
 mod server;
 
 pub use client::ClientCodec;
+#[cfg(feature = "views")]
+#[cfg_attr(docsrs, doc(cfg(feature = "views")))]
 pub use raw::{RawRequest, RawServerCodec};
 pub use server::ServerCodec;
 

@@ -6,7 +6,28 @@ mod serde;
 pub mod set;
 mod setters;
 mod size;
-mod view;
+#[cfg(feature = "views")]
+pub(crate) mod view;
+/// Views are off: the derive writes none, and the view generator is not compiled.
+#[cfg(not(feature = "views"))]
+pub(crate) mod view {
+    use crate::model::Message;
+    use proc_macro2::TokenStream;
+
+    pub const ENABLED: bool = false;
+
+    pub fn expand_type(_: &Message) -> TokenStream {
+        TokenStream::new()
+    }
+
+    pub fn expand_impls(_: &Message) -> TokenStream {
+        TokenStream::new()
+    }
+
+    pub fn fallback(_: &syn::DeriveInput, _: &syn::Ident, _: &TokenStream) -> TokenStream {
+        TokenStream::new()
+    }
+}
 
 use crate::attr::{self, DefaultLit};
 use crate::ctxt::Ctxt;
@@ -23,13 +44,15 @@ pub fn derive(input: &syn::DeriveInput) -> TokenStream {
     let container = attr::Container::from_ast(&cx, &input.attrs);
     let private = model::private_path(container.krate.get());
     // A struct the derive refuses whole (no named fields, generics) gets no view type either.
-    let view_name = (matches!(
-        &input.data,
-        syn::Data::Struct(syn::DataStruct {
-            fields: syn::Fields::Named(_),
-            ..
-        })
-    ) && input.generics.params.is_empty())
+    let view_name = (view::ENABLED
+        && matches!(
+            &input.data,
+            syn::Data::Struct(syn::DataStruct {
+                fields: syn::Fields::Named(_),
+                ..
+            })
+        )
+        && input.generics.params.is_empty())
     .then(|| model::view_ident(input, &container));
     let msg = Message::from_ast(&cx, input, container, private.clone());
     if let Some(msg) = &msg {
@@ -38,7 +61,11 @@ pub fn derive(input: &syn::DeriveInput) -> TokenStream {
     let is_top = msg.as_ref().is_some_and(|m| m.top.is_some());
     match (cx.check(), msg) {
         (Ok(()), Some(msg)) => {
-            let mut out = view::expand_type(&msg);
+            let mut out = if view::ENABLED {
+                view::expand_type(&msg)
+            } else {
+                TokenStream::new()
+            };
             out.extend(wrap(expand_impls(&msg)));
             out
         }
@@ -127,7 +154,7 @@ fn expand_impls(msg: &Message) -> TokenStream {
     let infos = msg.fields.iter().map(|f| field_info(f, p));
     let json = serde::ENABLED.then(|| serde::expand(msg));
     let setters = setters::expand_setters(msg);
-    let views = view::expand_impls(msg);
+    let views = view::ENABLED.then(|| view::expand_impls(msg));
     let message = msg.top.as_ref().map(|top| {
         let name = ident.to_string();
         let versions = top.versions.range.to_tokens(p);

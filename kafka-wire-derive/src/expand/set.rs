@@ -2,7 +2,7 @@
 //! wrapped messages, and the rules only the compiler can check are constants that fail at the
 //! variant's type.
 
-use super::wrap;
+use super::{view, wrap};
 use crate::attr;
 use crate::ctxt::Ctxt;
 use crate::set::{self, Set, Side};
@@ -18,7 +18,11 @@ pub fn derive(input: &syn::DeriveInput) -> TokenStream {
     let set = Set::from_ast(&cx, input, container, private.clone());
     match (cx.check(), set) {
         (Ok(()), Some(set)) => {
-            let mut out = expand_view_type(&set);
+            let mut out = if view::ENABLED {
+                expand_view_type(&set)
+            } else {
+                TokenStream::new()
+            };
             out.extend(wrap(expand_impls(&set)));
             out
         }
@@ -29,7 +33,10 @@ pub fn derive(input: &syn::DeriveInput) -> TokenStream {
             });
             let mut out = err.to_compile_error();
             out.extend(wrap(fallback(input, &private, response_set.as_ref())));
-            if matches!(input.data, syn::Data::Enum(_)) && input.generics.params.is_empty() {
+            if view::ENABLED
+                && matches!(input.data, syn::Data::Enum(_))
+                && input.generics.params.is_empty()
+            {
                 let (vis, view) = (&input.vis, view_ident(&input.ident));
                 let ident = &input.ident;
                 out.extend(quote! {
@@ -74,13 +81,18 @@ fn fallback(
         }
     });
     let view = view_ident(ident);
-    quote! {
-        impl #impl_g #p::ApiSet for #ident #ty_g #where_g {
-            const APIS: &'static [#p::ApiInfo] = &[];
+    let view_items = view::ENABLED.then(|| {
+        quote! {
             type View<'a> = #view<'a>;
             fn open_view<'a>(_: ::core::primitive::i16, _: #p::Source<'a>, _: ::core::primitive::i16, _: #p::Reading) -> ::core::result::Result<(#view<'a>, ::core::primitive::usize), #p::DecodeError> {
                 ::core::unreachable!()
             }
+        }
+    });
+    quote! {
+        impl #impl_g #p::ApiSet for #ident #ty_g #where_g {
+            const APIS: &'static [#p::ApiInfo] = &[];
+            #view_items
             fn api(&self) -> &'static #p::ApiInfo {
                 ::core::unreachable!()
             }
@@ -174,17 +186,8 @@ fn expand_impls(set: &Set) -> TokenStream {
         let variant = v.ident;
         quote!(Self::#variant(__body) => #ident::#variant(__body.into_owned()),)
     });
-    let encode = per_body(quote!(#p::Encode::encode(__body, __buf, __version)));
-    let encoded_len = per_body(quote!(#p::Encode::encoded_len(__body, __version)));
-    let checks = checks(set);
-    let json = super::serde::expand_set(set, key_const);
-    quote! {
-        #(#keys)*
-
-        #[automatically_derived]
-        impl #p::ApiSet for #ident {
-            const APIS: &'static [#p::ApiInfo] = &[#(#infos),*];
-
+    let view_items = view::ENABLED.then(|| {
+        quote! {
             type View<'a> = #view<'a>;
 
             #[inline]
@@ -199,30 +202,10 @@ fn expand_impls(set: &Set) -> TokenStream {
                     _ => ::core::result::Result::Err(#p::unknown_api_key(__key, __src.bytes().len())),
                 }
             }
-
-            #[inline]
-            fn api(&self) -> &'static #p::ApiInfo {
-                match *self { #(#apis)* }
-            }
-
-            #[inline]
-            fn decode(__key: ::core::primitive::i16, __buf: &mut #p::Bytes, __version: ::core::primitive::i16) -> ::core::result::Result<Self, #p::DecodeError> {
-                match __key {
-                    #(#decodes)*
-                    _ => ::core::result::Result::Err(#p::unknown_api_key(__key, __buf.len())),
-                }
-            }
-
-            fn encode(&self, __buf: &mut impl #p::Sink, __version: ::core::primitive::i16) -> ::core::result::Result<(), #p::EncodeError> {
-                #encode
-            }
-
-            #[inline]
-            fn encoded_len(&self, __version: ::core::primitive::i16) -> ::core::result::Result<::core::primitive::usize, #p::EncodeError> {
-                #encoded_len
-            }
         }
-
+    });
+    let view_impls = view::ENABLED.then(|| {
+        quote! {
         #[automatically_derived]
         impl<'a> #p::BodyView<'a> for #view<'a> {
             type Body = #ident;
@@ -252,6 +235,45 @@ fn expand_impls(set: &Set) -> TokenStream {
                 #p::BodyView::into_owned(self)
             }
         }
+        }
+    });
+    let encode = per_body(quote!(#p::Encode::encode(__body, __buf, __version)));
+    let encoded_len = per_body(quote!(#p::Encode::encoded_len(__body, __version)));
+    let checks = checks(set);
+    let json = super::serde::expand_set(set, key_const);
+    quote! {
+        #(#keys)*
+
+        #[automatically_derived]
+        impl #p::ApiSet for #ident {
+            const APIS: &'static [#p::ApiInfo] = &[#(#infos),*];
+
+            #view_items
+
+            #[inline]
+            fn api(&self) -> &'static #p::ApiInfo {
+                match *self { #(#apis)* }
+            }
+
+            #[inline]
+            fn decode(__key: ::core::primitive::i16, __buf: &mut #p::Bytes, __version: ::core::primitive::i16) -> ::core::result::Result<Self, #p::DecodeError> {
+                match __key {
+                    #(#decodes)*
+                    _ => ::core::result::Result::Err(#p::unknown_api_key(__key, __buf.len())),
+                }
+            }
+
+            fn encode(&self, __buf: &mut impl #p::Sink, __version: ::core::primitive::i16) -> ::core::result::Result<(), #p::EncodeError> {
+                #encode
+            }
+
+            #[inline]
+            fn encoded_len(&self, __version: ::core::primitive::i16) -> ::core::result::Result<::core::primitive::usize, #p::EncodeError> {
+                #encoded_len
+            }
+        }
+
+        #view_impls
 
         #side_impl
 

@@ -8,6 +8,10 @@
 //! alone.
 
 use super::{fields, literal, FieldGen};
+
+/// Views are written: the `views` feature, which kafka-wire's `views` turns on, compiles this
+/// module.
+pub const ENABLED: bool = true;
 use crate::attr::DefaultLit;
 use crate::model::{Kind, Message};
 use proc_macro2::{Literal, TokenStream};

@@ -6,6 +6,7 @@
 //! | `gzip`, `snappy`, `lz4`, `zstd`; `compression` for all four | off | the codecs of record batches ([below](crate::guide::features#codecs-and-features)) |
 //! | `tokio` | off | `kafka_wire::tokio`: async framing over `tokio-util` ([above](crate::guide::async_framing)) |
 //! | `serde` | off | `kafka_wire::json`: the JSON form of every message ([above](crate::guide::json)) |
+//! | `views` | off | `kafka_wire::view`: a borrowed view of every message, Kafka's and your own, with frame views, peeking and the pass-through codec (`kafka_wire::guide::views`); off because the views of every message add to every build |
 //!
 //! ## Choosing APIs: cargo features
 //!

@@ -24,4 +24,5 @@ pub mod messages;
 pub mod own_messages;
 pub mod records;
 pub mod stability;
+#[cfg(feature = "views")]
 pub mod views;

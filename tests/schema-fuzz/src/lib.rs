@@ -23,7 +23,9 @@ pub trait Visit {
     /// What it gives back.
     type Out;
     /// Runs with the message type `M`.
-    fn visit<M: Message + JsonCodec + Default + Debug + PartialEq>(self) -> Self::Out;
+    fn visit<M: Message + kafka_wire::View + JsonCodec + Default + Debug + PartialEq>(
+        self,
+    ) -> Self::Out;
 }
 
 include!(concat!(env!("OUT_DIR"), "/visit.rs"));

@@ -30,7 +30,9 @@ struct Check<'a>(&'a Vector, bool);
 impl Visit for Check<'_> {
     type Out = Result<(), String>;
 
-    fn visit<M: Message + JsonCodec + Default + std::fmt::Debug + PartialEq>(self) -> Self::Out {
+    fn visit<M: Message + kafka_wire::View + JsonCodec + Default + std::fmt::Debug + PartialEq>(
+        self,
+    ) -> Self::Out {
         let Check(v, unstable) = self;
         if unstable {
             return if M::VERSIONS.contains(v.version) {
@@ -41,6 +43,7 @@ impl Visit for Check<'_> {
         }
         let message = M::decode_exact(Bytes::from(v.bytes.clone()), v.version)
             .map_err(|e| format!("decoding Kafka's bytes: {e}"))?;
+        kafka_wire_tests::json::views_read(&message, &v.bytes, v.version)?;
         let again = message
             .encode_to_bytes(v.version)
             .map_err(|e| format!("encoding: {e}"))?;
@@ -108,7 +111,9 @@ struct Versions;
 impl Visit for Versions {
     type Out = VersionRange;
 
-    fn visit<M: Message + JsonCodec + Default + std::fmt::Debug + PartialEq>(self) -> Self::Out {
+    fn visit<M: Message + kafka_wire::View + JsonCodec + Default + std::fmt::Debug + PartialEq>(
+        self,
+    ) -> Self::Out {
         M::VERSIONS
     }
 }
