@@ -168,6 +168,16 @@ impl<R: ResponseSet> Response<R> {
             body,
         }
     }
+
+    /// Writes the response frame, as both server codecs do; on error nothing of it stays in
+    /// `dst`.
+    fn write(&self, dst: &mut BytesMut) -> Result<(), CodecError> {
+        let start = dst.len();
+        frame::encode_response(dst, &self.header, &self.body, self.version).map_err(|e| {
+            dst.truncate(start);
+            e.into()
+        })
+    }
 }
 
 /// What went wrong reading or writing a frame; see the [module](self#errors) for what the

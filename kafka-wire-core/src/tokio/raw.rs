@@ -173,13 +173,7 @@ impl<S: RequestSet> Encoder<Response<S::Responses>> for RawServerCodec<S> {
         response: Response<S::Responses>,
         dst: &mut BytesMut,
     ) -> Result<(), CodecError> {
-        let start = dst.len();
-        frame::encode_response(dst, &response.header, &response.body, response.version).map_err(
-            |e| {
-                dst.truncate(start);
-                e.into()
-            },
-        )
+        response.write(dst)
     }
 }
 
