@@ -1,14 +1,16 @@
 //! `kafka-wire`: any Kafka traffic as JSON. One message (`decode`, and `encode` back to bytes),
-//! a stream of request frames (`frames`), a packet capture (`pcap`), record batches (`records`)
-//! and log segments (`log`).
+//! a stream of request frames (`frames`), a packet capture (`pcap`), a live client and cluster
+//! (`tap`), record batches (`records`) and log segments (`log`).
 #![forbid(unsafe_code)]
 
+mod exchange;
 mod input;
 mod message;
 mod pcap;
 mod progress;
 mod records;
 mod stream;
+mod tap;
 mod tcp;
 
 use clap::{value_parser, Arg, ArgAction, ArgGroup, ArgMatches, Command};
@@ -105,6 +107,7 @@ fn cli() -> Command {
                 )
                 .arg(Arg::new("file").value_name("FILE").required(true)),
         )
+        .subcommand(tap_command())
         .subcommand(
             Command::new("records")
                 .about("Print each record batch of a records field as a JSON line")
@@ -123,6 +126,10 @@ fn cli() -> Command {
 }
 
 fn run(matches: &ArgMatches) -> Result<ExitCode> {
+    // The tap writes its lines from a thread of its own, which takes standard output itself.
+    if let Some(("tap", m)) = matches.subcommand() {
+        return tap::run(tap_options(m)?);
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let code = match matches.subcommand() {
@@ -172,6 +179,175 @@ fn run(matches: &ArgMatches) -> Result<ExitCode> {
     };
     out.flush()?;
     Ok(code)
+}
+
+const TAP_ABOUT: &str = "Forward Kafka clients to a cluster and print each request with its response as a JSON line, as it happens";
+
+const TAP_LONG_ABOUT: &str = "\
+Forward Kafka clients to a cluster and print each request with its response as a JSON line, as it happens.
+
+Clients bootstrap from --listen; the tap forwards to --upstream. Responses that tell a client \
+where brokers are (Metadata, FindCoordinator, DescribeCluster, the node endpoints of Produce, \
+Fetch, ShareFetch and ShareAcknowledge, and KRaft's Vote, BeginQuorumEpoch, EndQuorumEpoch, \
+FetchSnapshot, DescribeQuorum and UpdateRaftVoter) have each broker's host and port replaced by \
+a listener of the tap's own, opened when a response first names that broker, so that every \
+connection of the client passes through the tap. Every other frame is forwarded byte for byte, \
+in order; a close on either side closes the other. The endpoints of Kafka Streams instances \
+(StreamsGroupHeartbeat, StreamsGroupDescribe) are left as they are.
+
+Each line holds the connection, API, version, correlation id, the request and the response \
+(time in microseconds since the epoch, size in bytes, header and body) and the latency. A \
+Produce request with acks=0 has no response; a request whose connection closed first has \
+\"response\": null and a note. A summary goes to standard error (requests per API, bytes each way, \
+latency percentiles, lines dropped). Ctrl-C or SIGTERM stops the tap once every line is written.
+
+A frame above --max-frame or too short for a header is reported and both sides of its \
+connection are closed. Lines wait in a bounded queue; when the output cannot keep up they are \
+dropped and counted, and forwarding goes on.
+
+SASL passes like any other request (SaslHandshake v1 and SaslAuthenticate, what clients send \
+since Kafka 1.0); the raw tokens that follow SaslHandshake v0 are not Kafka frames and are not \
+supported. TLS is out of scope: the tap reads plaintext listeners only.";
+
+fn tap_command() -> Command {
+    Command::new("tap")
+        .about(TAP_ABOUT)
+        .long_about(TAP_LONG_ABOUT)
+        .arg(
+            Arg::new("listen")
+                .long("listen")
+                .value_name("HOST:PORT")
+                .required(true)
+                .value_parser(value_parser!(std::net::SocketAddr))
+                .help("Where clients connect: their bootstrap address"),
+        )
+        .arg(
+            Arg::new("upstream")
+                .long("upstream")
+                .value_name("HOST:PORT")
+                .required(true)
+                .help("The cluster's bootstrap address"),
+        )
+        .arg(
+            Arg::new("advertise")
+                .long("advertise")
+                .value_name("HOST")
+                .help("The host written into rewritten endpoints [default: --listen's host; required when it is 0.0.0.0 or ::]"),
+        )
+        .arg(
+            Arg::new("broker-port")
+                .long("broker-port")
+                .value_name("PORT")
+                .value_parser(value_parser!(u16))
+                .help("The broker with node id N gets a listener at PORT + N, on --listen's host [default: --listen's port + 1]"),
+        )
+        .arg(
+            Arg::new("out")
+                .long("out")
+                .value_name("FILE")
+                .help("Write the lines to FILE (created or truncated) rather than standard output"),
+        )
+        .arg(
+            Arg::new("api")
+                .long("api")
+                .value_name("NAME|KEY,...")
+                .value_delimiter(',')
+                .action(ArgAction::Append)
+                .help("Print only these APIs (Produce,Fetch or 0,1); the summary counts every API"),
+        )
+        .arg(
+            Arg::new("bodies")
+                .long("bodies")
+                .value_name("full|none")
+                .value_parser(["full", "none"])
+                .default_value("full")
+                .help("Print bodies, or headers, sizes and times only"),
+        )
+        .arg(
+            Arg::new("max-frame")
+                .long("max-frame")
+                .value_name("BYTES")
+                .value_parser(value_parser!(usize))
+                .help("The largest frame forwarded [default: 104857600, Kafka's socket.request.max.bytes]"),
+        )
+        .arg(
+            Arg::new("summary")
+                .long("summary")
+                .value_name("SECONDS")
+                .value_parser(value_parser!(u64))
+                .default_value("10")
+                .help("Print the summary every SECONDS on standard error; 0 for only when the tap stops"),
+        )
+        .arg(
+            Arg::new("queue")
+                .long("queue")
+                .value_name("LINES")
+                .value_parser(value_parser!(usize))
+                .default_value("4096")
+                .help("Lines that may wait for the output before new ones are dropped"),
+        )
+        .arg(
+            Arg::new("queue-bytes")
+                .long("queue-bytes")
+                .value_name("BYTES")
+                .value_parser(value_parser!(usize))
+                .default_value("67108864")
+                .help("Bytes of frames that may wait for the output before new lines are dropped"),
+        )
+}
+
+fn tap_options(m: &ArgMatches) -> Result<tap::Options> {
+    let listen = *m
+        .get_one::<std::net::SocketAddr>("listen")
+        .ok_or_else(|| Failure("--listen is required".into()))?;
+    let advertise = match m.get_one::<String>("advertise") {
+        Some(host) => host.clone(),
+        None if listen.ip().is_unspecified() => {
+            return Err(Failure(format!(
+                "--listen {listen} is every address: give --advertise, the host clients reach the tap at"
+            )))
+        }
+        None => listen.ip().to_string(),
+    };
+    let first_broker_port = match m.get_one::<u16>("broker-port") {
+        Some(port) => *port,
+        None => listen
+            .port()
+            .checked_add(1)
+            .ok_or_else(|| Failure("--listen's port is 65535: give --broker-port".into()))?,
+    };
+    let apis = match m.get_many::<String>("api") {
+        Some(names) => Some(
+            names
+                .map(|n| message::find_api(n.trim()).map(|api| api.key()))
+                .collect::<Result<Vec<i16>>>()?,
+        ),
+        None => None,
+    };
+    let every = m.get_one::<u64>("summary").copied().unwrap_or(10);
+    Ok(tap::Options {
+        listen,
+        upstream: required(m, "upstream").to_string(),
+        advertise,
+        first_broker_port,
+        out: m.get_one::<String>("out").cloned(),
+        apis,
+        bodies: if required(m, "bodies") == "none" {
+            tap::Bodies::None
+        } else {
+            tap::Bodies::Full
+        },
+        max_frame: m
+            .get_one::<usize>("max-frame")
+            .copied()
+            .unwrap_or(kafka_wire::frame::DEFAULT_MAX_FRAME_SIZE),
+        summary_every: (every > 0).then(|| std::time::Duration::from_secs(every)),
+        queue_lines: m.get_one::<usize>("queue").copied().unwrap_or(4096),
+        queue_bytes: m
+            .get_one::<usize>("queue-bytes")
+            .copied()
+            .unwrap_or(64 << 20),
+    })
 }
 
 fn required<'a>(m: &'a ArgMatches, name: &str) -> &'a str {

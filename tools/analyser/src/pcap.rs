@@ -1,19 +1,16 @@
 //! Kafka in a pcap or pcapng capture: TCP streams reassembled, frames cut off each direction,
 //! and each response read at the API and version of the request with its correlation id.
 
+use crate::exchange;
 use crate::progress::Progress;
-use crate::stream::request_json;
 use crate::tcp::Reassembler;
 use crate::{emit, Failure, Result};
 use bytes::{Bytes, BytesMut};
 use etherparse::{EtherType, NetSlice, SlicedPacket, TransportSlice};
-use kafka_wire::frame::{decode_response_lenient, split_frame, DEFAULT_MAX_FRAME_SIZE};
-use kafka_wire::json::{at_version, JsonBody};
-use kafka_wire::messages::api::ResponseBody;
-use kafka_wire::ApiSet;
+use kafka_wire::frame::{split_frame, DEFAULT_MAX_FRAME_SIZE};
 use pcap_parser::pcapng::Block;
 use pcap_parser::{Linktype, PcapBlockOwned, PcapError};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr};
@@ -82,10 +79,8 @@ struct Flow {
 struct Pending {
     key: i16,
     version: i16,
-    api: Option<&'static str>,
-    time: u64,
-    /// The request's JSON, or why it could not be read.
-    request: std::result::Result<Value, String>,
+    /// The request's part of the line (`exchange::request_part`).
+    request: Value,
 }
 
 struct Connection {
@@ -121,10 +116,7 @@ struct Analyser<'w, W: Write> {
 impl<W: Write> Analyser<'_, W> {
     fn error(&mut self, conn: &str, time: u64, what: String) -> Result<()> {
         self.counts.errors += 1;
-        emit(
-            self.out,
-            &json!({ "connection": conn, "timeUs": time, "error": what }),
-        )
+        emit(self.out, &exchange::error_line(conn, time, &what))
     }
 
     fn packet(&mut self, link: Linktype, time: u64, data: &[u8]) -> Result<()> {
@@ -232,15 +224,12 @@ impl<W: Write> Analyser<'_, W> {
             ),
             None => (-1, -1, i32::MIN),
         };
-        let request = request_json(frame).map_err(|e| e.to_string());
-        let api = kafka_wire::messages::api::RequestBody::find(api_key).map(|a| a.name());
+        let request = exchange::request_part(frame, time);
         conn.pending.insert(
             correlation,
             Pending {
                 key: api_key,
                 version,
-                api,
-                time,
                 request,
             },
         );
@@ -266,29 +255,7 @@ impl<W: Write> Analyser<'_, W> {
                 format!("a response with correlation id {correlation}, which no request has"),
             );
         };
-        // Read as Kafka's clients read an answer: bytes after the body are counted in
-        // `trailingBytes` (only when there are some), and an ApiVersions answer at v0 to a
-        // newer request is read at v0 (the body's `version` says so).
-        let decoded = decode_response_lenient::<ResponseBody>(frame, pending.key, pending.version);
-        let response = match decoded {
-            Ok(response) => {
-                let version = response.version;
-                let body = &response.body;
-                let mut value = json!({
-                    "timeUs": time,
-                    "header": at_version(&response.header, body.api().header_version(version)),
-                    "body": body.body_at_version(version),
-                });
-                if version != pending.version {
-                    value["version"] = json!(version);
-                }
-                if response.trailing_bytes > 0 {
-                    value["trailingBytes"] = json!(response.trailing_bytes);
-                }
-                value
-            }
-            Err(e) => json!({ "timeUs": time, "error": e.to_string() }),
-        };
+        let response = exchange::response_part(frame, pending.key, pending.version, time);
         self.pair(&name, correlation, pending, Some(response))
     }
 
@@ -300,40 +267,14 @@ impl<W: Write> Analyser<'_, W> {
         p: Pending,
         response: Option<Value>,
     ) -> Result<()> {
-        let request = match p.request {
-            Ok(mut value) => {
-                value["timeUs"] = json!(p.time);
-                // The request's own line carries the API; keep only header and body here, and
-                // the count of bytes after the body when there are some.
-                let mut request =
-                    json!({ "timeUs": p.time, "header": value["header"], "body": value["body"] });
-                if let Some(trailing) = value.get("trailingBytes") {
-                    request["trailingBytes"] = trailing.clone();
-                }
-                request
-            }
-            Err(e) => json!({ "timeUs": p.time, "error": e }),
-        };
-        let failed = request.get("error").is_some()
-            || response.as_ref().is_some_and(|r| r.get("error").is_some());
-        if failed {
+        if exchange::failed(&p.request) || response.as_ref().is_some_and(exchange::failed) {
             self.counts.errors += 1;
         }
         if response.is_some() {
             self.counts.paired += 1;
         }
-        emit(
-            self.out,
-            &json!({
-                "connection": conn,
-                "api": p.api,
-                "apiKey": p.key,
-                "version": p.version,
-                "correlationId": correlation,
-                "request": request,
-                "response": response,
-            }),
-        )
+        let line = exchange::line(conn, p.key, p.version, correlation, p.request, response);
+        emit(self.out, &line)
     }
 
     /// The end of the capture: holes, incomplete frames and requests without a response.

@@ -1,0 +1,566 @@
+//! `kafka-wire tap` between a client and brokers of the test's own, on loopback: what each side
+//! receives is what the other sent, byte for byte; responses that name brokers come back naming
+//! the tap's listeners, which reach those brokers; a frame above the limit closes both sides; a
+//! stalled output drops lines while forwarding goes on; SIGTERM writes every line.
+#![forbid(unsafe_code)]
+
+use bytes::BytesMut;
+use kafka_wire::json::JsonBody;
+use kafka_wire::messages::api::{RequestBody, ResponseBody};
+use kafka_wire::messages::{metadata_response, MetadataResponse, ResponseHeader};
+use kafka_wire::{ApiSet, KafkaString};
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::process::{Child, ChildStderr, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+const BIN: &str = env!("CARGO_BIN_EXE_kafka-wire");
+
+/// A port free now, with the next `more` ones.
+fn free_ports(more: u16) -> u16 {
+    for _ in 0..100 {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        if port < u16::MAX - more
+            && (1..=more).all(|i| TcpListener::bind(("127.0.0.1", port + i)).is_ok())
+        {
+            return port;
+        }
+    }
+    panic!("no free ports");
+}
+
+struct Tap {
+    child: Child,
+    port: u16,
+    stderr: BufReader<ChildStderr>,
+}
+
+impl Tap {
+    /// Starts the tap in front of `upstream` and waits until it listens.
+    fn start(upstream: SocketAddr, args: &[&str], stdout: Stdio) -> Tap {
+        let port = free_ports(3);
+        let mut child = Command::new(BIN)
+            .args(["tap", "--listen", &format!("127.0.0.1:{port}")])
+            .args(["--upstream", &upstream.to_string(), "--summary", "0"])
+            .args(args)
+            .stdout(stdout)
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary starts");
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        assert!(line.contains("listening on"), "the tap said: {line}");
+        Tap {
+            child,
+            port,
+            stderr,
+        }
+    }
+
+    fn connect(&self) -> TcpStream {
+        TcpStream::connect(("127.0.0.1", self.port)).unwrap()
+    }
+
+    /// SIGTERM, then everything the tap printed on standard error after it started.
+    fn stop(mut self) -> String {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let mut rest = String::new();
+        self.stderr.read_to_string(&mut rest).unwrap();
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "the tap exited with {status}: {rest}");
+        rest
+    }
+}
+
+/// A broker of the test's: answers each request frame with what `answer` gives (nothing for
+/// `None`), and keeps every byte it received and sent.
+struct Broker {
+    addr: SocketAddr,
+    received: Arc<Mutex<Vec<u8>>>,
+    sent: Arc<Mutex<Vec<u8>>>,
+}
+
+type Answer = fn(i16, i16, i32, &[u8]) -> Option<Vec<u8>>;
+
+impl Broker {
+    fn start(answer: Answer) -> Broker {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let received = Arc::new(Mutex::new(Vec::new()));
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let (r, s) = (Arc::clone(&received), Arc::clone(&sent));
+        thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(mut conn) = conn else { return };
+                let (r, s) = (Arc::clone(&r), Arc::clone(&s));
+                thread::spawn(move || {
+                    let mut size = [0u8; 4];
+                    while conn.read_exact(&mut size).is_ok() {
+                        let mut frame = vec![0; u32::from_be_bytes(size) as usize];
+                        if conn.read_exact(&mut frame).is_err() {
+                            return;
+                        }
+                        r.lock().unwrap().extend_from_slice(&size);
+                        r.lock().unwrap().extend_from_slice(&frame);
+                        let key = i16::from_be_bytes([frame[0], frame[1]]);
+                        let version = i16::from_be_bytes([frame[2], frame[3]]);
+                        let correlation = i32::from_be_bytes(frame[4..8].try_into().unwrap());
+                        if let Some(response) = answer(key, version, correlation, &frame) {
+                            s.lock().unwrap().extend_from_slice(&response);
+                            if conn.write_all(&response).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        Broker {
+            addr,
+            received,
+            sent,
+        }
+    }
+}
+
+fn vectors() -> Value {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/golden/kafka_classes.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn hex(text: &str) -> Vec<u8> {
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// A request frame written by hand: size, key, version, correlation id, client id "tap-test"
+/// from header version 1, the header's tagged section from header version 2, then `body`.
+fn request_frame(key: i16, version: i16, correlation: i32, body: &[u8]) -> Vec<u8> {
+    let header_version = RequestBody::find(key).unwrap().header_version(version);
+    let mut frame = Vec::new();
+    frame.extend_from_slice(&key.to_be_bytes());
+    frame.extend_from_slice(&version.to_be_bytes());
+    frame.extend_from_slice(&correlation.to_be_bytes());
+    if header_version >= 1 {
+        frame.extend_from_slice(&8i16.to_be_bytes());
+        frame.extend_from_slice(b"tap-test");
+    }
+    if header_version >= 2 {
+        frame.push(0);
+    }
+    frame.extend_from_slice(body);
+    let mut sized = (frame.len() as u32).to_be_bytes().to_vec();
+    sized.extend(frame);
+    sized
+}
+
+/// A response frame written by hand: size, correlation id, the header's tagged section from
+/// header version 1, then `body`.
+fn response_frame(key: i16, version: i16, correlation: i32, body: &[u8]) -> Vec<u8> {
+    let header_version = ResponseBody::find(key).unwrap().header_version(version);
+    let mut frame = correlation.to_be_bytes().to_vec();
+    if header_version >= 1 {
+        frame.push(0);
+    }
+    frame.extend_from_slice(body);
+    let mut sized = (frame.len() as u32).to_be_bytes().to_vec();
+    sized.extend(frame);
+    sized
+}
+
+/// Kafka's classes' response vectors, by API key and version (the last of each).
+fn response_bodies() -> &'static std::collections::HashMap<(i16, i16), Vec<u8>> {
+    static BODIES: std::sync::OnceLock<std::collections::HashMap<(i16, i16), Vec<u8>>> =
+        std::sync::OnceLock::new();
+    BODIES.get_or_init(|| {
+        let all = vectors();
+        let mut bodies = std::collections::HashMap::new();
+        for v in all["vectors"].as_array().unwrap() {
+            let name = v["message"].as_str().unwrap();
+            let Some(api) = ResponseBody::APIS
+                .iter()
+                .find(|a| format!("{}Response", a.name()) == name)
+            else {
+                continue;
+            };
+            let version = v["version"].as_i64().unwrap() as i16;
+            bodies.insert((api.key(), version), hex(v["hex"].as_str().unwrap()));
+        }
+        bodies
+    })
+}
+
+/// Answers with a body from Kafka's classes, but for the responses the tap rewrites, which get
+/// an empty response of their API (no endpoints, so the tap passes them as they came) and
+/// Produce with acks 0, which gets none.
+fn answer_from_vectors(key: i16, version: i16, correlation: i32, frame: &[u8]) -> Option<Vec<u8>> {
+    if key == 0 {
+        let (_, body) = kafka_wire::frame::peek_request::<RequestBody>(frame).ok()?;
+        if kafka_wire::peek::produce(body, version).ok()?.acks == 0 {
+            return None;
+        }
+    }
+    let rewritten = [
+        "Produce",
+        "Fetch",
+        "Metadata",
+        "FindCoordinator",
+        "Vote",
+        "BeginQuorumEpoch",
+        "EndQuorumEpoch",
+        "DescribeQuorum",
+        "FetchSnapshot",
+        "DescribeCluster",
+        "ShareFetch",
+        "ShareAcknowledge",
+        "UpdateRaftVoter",
+    ];
+    let api = ResponseBody::find(key)?;
+    if rewritten.contains(&api.name()) {
+        let empty =
+            ResponseBody::deserialize_body(key, &mut serde_json::Deserializer::from_str("{}"))
+                .unwrap();
+        let mut out = BytesMut::new();
+        let header = ResponseHeader::default().with_correlation_id(correlation);
+        kafka_wire::frame::encode_response(&mut out, &header, &empty, version).unwrap();
+        return Some(out.to_vec());
+    }
+    let body = response_bodies()
+        .get(&(key, version))
+        .cloned()
+        .unwrap_or_default();
+    Some(response_frame(key, version, correlation, &body))
+}
+
+fn lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+#[test]
+fn every_request_and_response_passes_byte_for_byte() {
+    let broker = Broker::start(answer_from_vectors);
+    let out = std::env::temp_dir().join(format!("kafka-wire-tap-{}.jsonl", std::process::id()));
+    let tap = Tap::start(
+        broker.addr,
+        &["--out", out.to_str().unwrap()],
+        Stdio::null(),
+    );
+    // Every request vector of Kafka's classes, correlation ids counting from 1.
+    let all = vectors();
+    let mut sent = Vec::new();
+    let mut count = 0;
+    for v in all["vectors"].as_array().unwrap() {
+        let name = v["message"].as_str().unwrap();
+        let Some(api) = RequestBody::APIS
+            .iter()
+            .find(|a| format!("{}Request", a.name()) == name)
+        else {
+            continue;
+        };
+        count += 1;
+        let version = v["version"].as_i64().unwrap() as i16;
+        sent.extend(request_frame(
+            api.key(),
+            version,
+            count,
+            &hex(v["hex"].as_str().unwrap()),
+        ));
+    }
+    let client = tap.connect();
+    let mut reader = client.try_clone().unwrap();
+    let received = thread::spawn(move || {
+        let mut all = Vec::new();
+        reader.read_to_end(&mut all).unwrap();
+        all
+    });
+    // In pieces of 1 to 997 bytes, so that frames arrive split and several at a time.
+    let mut writer = client.try_clone().unwrap();
+    let mut at = 0;
+    let mut piece = 1;
+    while at < sent.len() {
+        let end = (at + piece).min(sent.len());
+        writer.write_all(&sent[at..end]).unwrap();
+        at = end;
+        piece = piece * 7 % 997 + 1;
+    }
+    // Every response has come when the broker has sent as much as the client received.
+    let mut waited = 0;
+    while broker.received.lock().unwrap().len() < sent.len() && waited < 200 {
+        thread::sleep(Duration::from_millis(50));
+        waited += 1;
+    }
+    thread::sleep(Duration::from_millis(200));
+    client.shutdown(std::net::Shutdown::Both).unwrap();
+    let to_client = received.join().unwrap();
+    assert_eq!(
+        broker.received.lock().unwrap().as_slice(),
+        sent.as_slice(),
+        "what the broker received"
+    );
+    assert_eq!(
+        to_client,
+        *broker.sent.lock().unwrap(),
+        "what the client received"
+    );
+
+    let summary = tap.stop();
+    let printed = lines(&std::fs::read_to_string(&out).unwrap());
+    std::fs::remove_file(&out).unwrap();
+    assert_eq!(
+        printed.len(),
+        count as usize,
+        "one line per request; summary: {summary}"
+    );
+    for (line, correlation) in printed.iter().zip(1..) {
+        assert_eq!(line["correlationId"], correlation, "{line}");
+        let acks_0 = line["note"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("acks=0"));
+        assert!(acks_0 || line["response"].is_object(), "{line}");
+        let header = &line["request"]["header"];
+        assert!(
+            header["clientId"] == "tap-test" || header.get("clientId").is_none(),
+            "{line}"
+        );
+    }
+    assert!(summary.contains(&format!("{count} requests")), "{summary}");
+}
+
+/// Metadata v12 naming two brokers: node 0, the test's broker, and node 5 at `NODE_5`.
+fn answer_metadata(key: i16, version: i16, correlation: i32, _: &[u8]) -> Option<Vec<u8>> {
+    let node_5 = NODE_5.lock().unwrap().unwrap();
+    let node_0 = NODE_0.lock().unwrap().unwrap();
+    let body = match key {
+        3 => ResponseBody::Metadata(MetadataResponse::default().with_brokers(vec![
+            metadata_response::MetadataResponseBroker::default()
+                .with_node_id(0)
+                .with_host(KafkaString::from(node_0.ip().to_string()))
+                .with_port(i32::from(node_0.port())),
+            metadata_response::MetadataResponseBroker::default()
+                .with_node_id(5)
+                .with_host(KafkaString::from(node_5.ip().to_string()))
+                .with_port(i32::from(node_5.port()))
+                .with_rack(Some(KafkaString::from_static("rack-b"))),
+        ])),
+        _ => ResponseBody::deserialize_body(key, &mut serde_json::Deserializer::from_str("{}"))
+            .ok()?,
+    };
+    let mut out = BytesMut::new();
+    let header = ResponseHeader::default().with_correlation_id(correlation);
+    kafka_wire::frame::encode_response(&mut out, &header, &body, version).unwrap();
+    Some(out.to_vec())
+}
+
+static NODE_0: Mutex<Option<SocketAddr>> = Mutex::new(None);
+static NODE_5: Mutex<Option<SocketAddr>> = Mutex::new(None);
+
+fn exchange(conn: &mut TcpStream, request: &[u8]) -> Vec<u8> {
+    conn.write_all(request).unwrap();
+    let mut size = [0u8; 4];
+    conn.read_exact(&mut size).unwrap();
+    let mut frame = vec![0; u32::from_be_bytes(size) as usize];
+    conn.read_exact(&mut frame).unwrap();
+    frame
+}
+
+#[test]
+fn brokers_named_in_a_response_are_reached_through_the_tap() {
+    let broker_0 = Broker::start(answer_metadata);
+    let broker_5 = Broker::start(answer_metadata);
+    *NODE_0.lock().unwrap() = Some(broker_0.addr);
+    *NODE_5.lock().unwrap() = Some(broker_5.addr);
+    let first = free_ports(5);
+    let tap = Tap::start(
+        broker_0.addr,
+        &["--broker-port", &first.to_string()],
+        Stdio::null(),
+    );
+    let mut conn = tap.connect();
+    let metadata = exchange(
+        &mut conn,
+        &request_frame(3, 12, 1, &[0x01, 0x00, 0x00, 0x00]),
+    );
+    let response =
+        kafka_wire::frame::decode_response::<ResponseBody>(metadata.into(), 3, 12).unwrap();
+    let ResponseBody::Metadata(m) = response.1 else {
+        panic!("a Metadata response")
+    };
+    let endpoints: Vec<(i32, String, i32)> = m
+        .brokers
+        .iter()
+        .map(|b| (b.node_id, b.host.to_string(), b.port))
+        .collect();
+    assert_eq!(
+        endpoints,
+        [
+            (0, "127.0.0.1".to_string(), i32::from(first)),
+            (5, "127.0.0.1".to_string(), i32::from(first) + 5)
+        ]
+    );
+    assert_eq!(
+        m.brokers[1].rack.as_deref(),
+        Some("rack-b"),
+        "the rest as it was"
+    );
+    // Each listener reaches its broker.
+    for (port, broker) in [(first, &broker_0), (first + 5, &broker_5)] {
+        let before = broker.received.lock().unwrap().len();
+        let mut conn = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let request = request_frame(18, 3, 9, &[0x00, 0x00, 0x00]);
+        exchange(&mut conn, &request);
+        assert_eq!(
+            &broker.received.lock().unwrap()[before..],
+            request.as_slice()
+        );
+    }
+    let summary = tap.stop();
+    assert!(summary.contains("1 responses rewritten"), "{summary}");
+}
+
+#[test]
+fn a_frame_above_the_limit_closes_both_sides_and_is_reported() {
+    let broker = Broker::start(answer_from_vectors);
+    let tap = Tap::start(broker.addr, &["--max-frame", "1000"], Stdio::piped());
+    let mut conn = tap.connect();
+    let ok = request_frame(18, 3, 1, &[0x00, 0x00, 0x00]);
+    exchange(&mut conn, &ok);
+    conn.write_all(&5000u32.to_be_bytes()).unwrap();
+    conn.write_all(&[0; 100]).unwrap();
+    let mut rest = Vec::new();
+    // The tap closes the client's side: the read ends.
+    conn.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    assert_eq!(conn.read_to_end(&mut rest).unwrap_or(0), 0);
+    thread::sleep(Duration::from_millis(100));
+    assert_eq!(
+        broker.received.lock().unwrap().as_slice(),
+        ok.as_slice(),
+        "nothing of the large frame"
+    );
+    let mut child = tap.child;
+    let mut stdout = child.stdout.take().unwrap();
+    let stderr_rest = {
+        let tap = Tap {
+            child,
+            port: tap.port,
+            stderr: tap.stderr,
+        };
+        tap.stop()
+    };
+    let mut out = String::new();
+    stdout.read_to_string(&mut out).unwrap();
+    let printed = lines(&out);
+    assert_eq!(printed.len(), 2, "{out}");
+    assert!(
+        printed[1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("5000 bytes, above the largest accepted (1000)"),
+        "{out}"
+    );
+    assert!(stderr_rest.contains("1 errors"), "{stderr_rest}");
+}
+
+#[test]
+fn a_stalled_output_drops_lines_and_forwarding_goes_on() {
+    let broker = Broker::start(answer_from_vectors);
+    // Standard output is a pipe nobody reads until the end: it fills, then the queue does.
+    let tap = Tap::start(broker.addr, &["--queue", "2"], Stdio::piped());
+    let mut conn = tap.connect();
+    let requests = 3000;
+    for correlation in 1..=requests {
+        exchange(
+            &mut conn,
+            &request_frame(18, 3, correlation, &[0x00, 0x00, 0x00]),
+        );
+    }
+    drop(conn);
+    let mut child = tap.child;
+    let mut stdout = child.stdout.take().unwrap();
+    let reading = thread::spawn(move || {
+        let mut out = String::new();
+        stdout.read_to_string(&mut out).unwrap();
+        out
+    });
+    let summary = Tap {
+        child,
+        port: tap.port,
+        stderr: tap.stderr,
+    }
+    .stop();
+    let printed = lines(&reading.join().unwrap()).len();
+    let dropped: usize = summary
+        .split("; ")
+        .find_map(|part| part.strip_suffix(" lines dropped"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{summary}"));
+    assert!(dropped > 0, "{summary}");
+    assert_eq!(printed + dropped, requests as usize, "{summary}");
+    assert!(
+        summary.contains(&format!("{requests} requests")),
+        "{summary}"
+    );
+}
+
+#[test]
+fn headers_only_and_only_the_apis_asked_for() {
+    let broker = Broker::start(answer_from_vectors);
+    let tap = Tap::start(
+        broker.addr,
+        &["--bodies", "none", "--api", "ApiVersions,19"],
+        Stdio::piped(),
+    );
+    let mut conn = tap.connect();
+    exchange(&mut conn, &request_frame(18, 3, 1, &[0x00, 0x00, 0x00]));
+    exchange(
+        &mut conn,
+        &request_frame(3, 12, 2, &[0x01, 0x00, 0x00, 0x00]),
+    );
+    drop(conn);
+    let mut child = tap.child;
+    let mut stdout = child.stdout.take().unwrap();
+    let summary = Tap {
+        child,
+        port: tap.port,
+        stderr: tap.stderr,
+    }
+    .stop();
+    let mut out = String::new();
+    stdout.read_to_string(&mut out).unwrap();
+    let printed = lines(&out);
+    assert_eq!(printed.len(), 1, "only ApiVersions: {out}");
+    let line = &printed[0];
+    assert_eq!(line["api"], "ApiVersions");
+    assert_eq!(line["request"]["header"]["clientId"], "tap-test");
+    // Key, version, correlation id, client id, tagged section, then a body of three bytes.
+    assert_eq!(line["request"]["bytes"], 2 + 2 + 4 + 10 + 1 + 3);
+    assert!(
+        line["request"].get("body").is_none() && line["response"].get("body").is_none(),
+        "{line}"
+    );
+    assert_eq!(line["response"]["header"]["correlationId"], 1);
+    assert!(line["latencyUs"].is_u64(), "{line}");
+    assert!(
+        summary.contains("2 requests (Metadata 1, ApiVersions 1)"),
+        "the summary counts every API: {summary}"
+    );
+}
