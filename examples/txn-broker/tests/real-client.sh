@@ -10,6 +10,12 @@
 #   KEEP=1 examples/txn-broker/tests/real-client.sh          # keep the data dir and logs
 #   REAL_CLIENT_TIMEOUT=900                                   # bound on the whole run (s)
 #   REAL_CLIENT_BASE_PORT=40000                               # fixed ports (a capture filters on them)
+#   examples/txn-broker/tests/real-client.sh --tap           # through `kafka-wire tap`
+#
+# With --tap, the client bootstraps from a `kafka-wire tap` in front of the cluster, and the run
+# passes only if it also passes the tap's own check (tap_check.py): every request the brokers'
+# traces show is in the tap's output, paired with its response, and every broker address the
+# client was given is one of the tap's listeners.
 #
 # Any other argument is passed to real_client.py (e.g. --debug protocol).
 #
@@ -32,9 +38,14 @@ root=$(cd "$here/../../.." && pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
 
 bootstrap=""
+tap=""
 passthrough=()
 while [ $# -gt 0 ]; do
     case "$1" in
+        --tap)
+            tap=1
+            shift
+            ;;
         --bootstrap)
             [ $# -ge 2 ] || { echo "real-client: --bootstrap needs HOST:PORT[,...]" >&2; exit 2; }
             bootstrap=$2
@@ -48,9 +59,11 @@ done
 . "$here/cluster.sh"
 
 dir=""
+tap_pid=""
 work=$(mktemp -d "${TMPDIR:-/tmp}/txn-broker-real-client.XXXXXX")
 cleanup() {
     local status=$?
+    [ -z "$tap_pid" ] || { kill "$tap_pid" 2>/dev/null; wait "$tap_pid" 2>/dev/null; }
     txn_cluster_stop
     if [ -z "${KEEP:-}" ]; then
         rm -rf "$work"
@@ -71,7 +84,7 @@ trap 'stopped INT 130' INT
 # Prints the last lines of the client's and of every broker's log.
 show_logs() {
     local f
-    for f in "$work"/client.log "$work"/setup.log ${dir:+"$dir"/broker-*.log}; do
+    for f in "$work"/client.log "$work"/setup.log "$work"/tap.log ${dir:+"$dir"/broker-*.log}; do
         [ -s "$f" ] || continue
         echo "---- last 40 lines of $f" >&2
         tail -n 40 "$f" >&2
@@ -105,6 +118,43 @@ if [ -z "$bootstrap" ]; then
         txn_cluster_start "$exe" "$dir" 3 --topic orders:3 2>>"$work/setup.log" ||
         fail "$(tail -n 1 "$work/setup.log")"
     bootstrap=$TXN_CLUSTER_BOOTSTRAP
+fi
+
+if [ -n "$tap" ]; then
+    [ -n "$dir" ] || fail "--tap runs against the script's own cluster, not --bootstrap"
+    (cd "$root" && cargo build --quiet -p kafka-wire-analyser) >>"$work/setup.log" 2>&1 ||
+        fail "cargo build -p kafka-wire-analyser"
+    # The tap's port and, after it, one for each broker's listener (node id 0, 1, 2).
+    tap_port=$(python3 - <<'PY'
+import random, socket
+def free(port):
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+for _ in range(200):
+    base = random.randrange(20000, 60000)
+    if all(free(base + i) for i in range(4)):
+        print(base)
+        break
+PY
+    )
+    [ -n "$tap_port" ] || fail "no free ports for the tap"
+    "$target/debug/kafka-wire" tap --listen "127.0.0.1:$tap_port" \
+        --upstream "127.0.0.1:$TXN_CLUSTER_BASE" --out "$work/tap.jsonl" --summary 0 \
+        2>"$work/tap.log" &
+    tap_pid=$!
+    for _ in $(seq 100); do
+        grep -q "listening on" "$work/tap.log" 2>/dev/null && break
+        kill -0 "$tap_pid" 2>/dev/null || fail "kafka-wire tap ended at start"
+        sleep 0.05
+    done
+    grep -q "listening on" "$work/tap.log" || fail "kafka-wire tap did not start"
+    bootstrap=127.0.0.1:$tap_port
 fi
 
 status=0
@@ -185,6 +235,18 @@ if [ -n "$dir" ]; then
         awk -F: '{ n += $NF } END { print n + 0 }')
     [ "$lenient" -ge 4 ] ||
         problems+=("$lenient Metadata requests with a byte after the body reached the brokers; list_topics() sends 4")
+fi
+
+if [ -n "$tap" ]; then
+    # Stopped by SIGTERM, the tap writes every line and its summary, and exits 0.
+    kill -TERM "$tap_pid"
+    tap_status=0
+    wait "$tap_pid" || tap_status=$?
+    tap_pid=""
+    [ "$tap_status" -eq 0 ] || problems+=("kafka-wire tap exited with status $tap_status")
+    tail -n 1 "$work/tap.log" | sed 's/^/  /'
+    python3 "$here/tap_check.py" "$work/tap.jsonl" "$TXN_CLUSTER_BASE" "$tap_port" "$dir"/broker-*.log ||
+        problems+=("the tap's output does not match the brokers' traces")
 fi
 
 if [ ${#problems[@]} -gt 0 ]; then
