@@ -24,6 +24,12 @@
 //! ...
 //! kafka-wire: tools/analyser/tests/data/real-client.pcap: 769 packets, 166 requests, 162 paired with a response, 0 errors
 //!
+//! $ kafka-wire tap --listen 127.0.0.1:19092 --upstream 127.0.0.1:9092   # a live client and cluster
+//! kafka-wire tap: listening on 127.0.0.1:19092, forwarding to 127.0.0.1:9092
+//! kafka-wire tap: node 0 at 127.0.0.1:9092: listening on 127.0.0.1:19093
+//! {"connection":"127.0.0.1:50312 -> 127.0.0.1:9092","api":"EndTxn","apiKey":26,"version":1,"correlationId":5,"request":{"timeUs":1796141207612266,"header":{"requestApiKey":26,"requestApiVersion":1,"correlationId":5,"clientId":"rdkafka"},"body":{"transactionalId":"real-client-txn","producerId":0,"producerEpoch":0,"committed":true},"bytes":44},"response":{"timeUs":1796141207613003,"header":{"correlationId":5},"body":{"throttleTimeMs":0,"errorCode":0},"bytes":10},"latencyUs":737}
+//! ...
+//!
 //! $ kafka-wire records 0000000000000000000000...   # a records field: one line per batch
 //! $ kafka-wire log tools/analyser/tests/data/log-orders-0       # log segments, batches back to back
 //! {"position":82,"size":78,"count":1,"lastOffset":1,"crc":3175127773,"control":{"type":"COMMIT","coordinatorEpoch":1},"baseOffset":1,"partitionLeaderEpoch":-1,"magic":2,"compression":"none","timestampType":"CreateTime","isTransactional":true,"isControl":true,"hasDeleteHorizon":false,"lastOffsetDelta":0,"baseTimestamp":1796141207622,"maxTimestamp":1796141207622,"producerId":0,"producerEpoch":0,"baseSequence":-1,"records":[{"offset":1,"timestamp":1796141207622,"key":"AAAAAQ==","value":"AAAAAAAB","headers":[]}]}
@@ -44,6 +50,23 @@
 //!   off, a response no request asked for, an unknown API) is a line with `"error"`, the reading
 //!   goes on, and the exit status is then 1. Without `--port`, every TCP connection is read and its
 //!   client is the side that sent the SYN (or spoke first).
+//! - `tap --listen HOST:PORT --upstream HOST:PORT`: a proxy that clients bootstrap from. Frames
+//!   are forwarded as they came, in order, and each request is printed with its response as it
+//!   happens, in `pcap`'s form with each side's `"bytes"` and the `"latencyUs"` between them.
+//!   Responses that say where nodes are (Metadata, FindCoordinator, DescribeCluster, the node
+//!   endpoints of Produce, Fetch and the share-group APIs, and KRaft's own) come back with each
+//!   node's host and port replaced by a listener of the tap's (`--broker-port`, by default the
+//!   listen port plus one, plus the node id; `--advertise` for the host), opened the first time a
+//!   response names the node, so that every connection of the client passes through the tap.
+//!   `--api NAMES` prints only some APIs, `--bodies none` headers, sizes and times only, `--out
+//!   FILE` writes to a file; a summary (requests per API, bytes each way, latency percentiles,
+//!   lines dropped) goes to standard error every `--summary` seconds and when the tap stops.
+//!   Lines wait in a bounded queue (`--queue`, `--queue-bytes`): when the output cannot keep up,
+//!   lines are dropped and counted, and forwarding goes on. A frame above `--max-frame` or too
+//!   short for a header is reported and both sides of its connection are closed. Ctrl-C or
+//!   SIGTERM stops it: connections close, responses already on their way are still read for up to
+//!   two seconds, and every line is written. TLS listeners are out of scope, as are the raw
+//!   tokens that follow SaslHandshake v0 (SaslAuthenticate passes like any other request).
 //! - `records` and `log`: each batch with its place in the input (`position`, `size`), its header
 //!   fields under the names `kafka-dump-log` prints, its records, and for a control batch its
 //!   marker (`"control": {"type": "COMMIT", "coordinatorEpoch": 1}`).

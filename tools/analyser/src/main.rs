@@ -53,8 +53,18 @@ fn message_args(cmd: Command) -> Command {
             .help("The message version (for a header, the header version)"),
     )
     .args(
-        ["request", "response", "request-header", "response-header"]
-            .map(|kind| Arg::new(kind).long(kind).action(ArgAction::SetTrue)),
+        [
+            ("request", "A request body"),
+            ("response", "A response body"),
+            ("request-header", "A request header"),
+            ("response-header", "A response header"),
+        ]
+        .map(|(kind, help)| {
+            Arg::new(kind)
+                .long(kind)
+                .action(ArgAction::SetTrue)
+                .help(help)
+        }),
     )
     .group(
         ArgGroup::new("kind")
@@ -92,7 +102,12 @@ fn cli() -> Command {
                         .value_parser(value_parser!(usize))
                         .help("The largest frame accepted [default: 104857600, Kafka's socket.request.max.bytes]"),
                 )
-                .arg(Arg::new("file").value_name("FILE").required(true)),
+                .arg(
+                    Arg::new("file")
+                        .value_name("FILE")
+                        .required(true)
+                        .help("The byte stream: request frames back to back"),
+                ),
         )
         .subcommand(
             Command::new("pcap")
@@ -105,7 +120,12 @@ fn cli() -> Command {
                         .value_parser(value_parser!(u16))
                         .help("A broker port (repeatable); without it every TCP connection is read, its client told by its SYN"),
                 )
-                .arg(Arg::new("file").value_name("FILE").required(true)),
+                .arg(
+                    Arg::new("file")
+                        .value_name("FILE")
+                        .required(true)
+                        .help("The capture, pcap or pcapng"),
+                ),
         )
         .subcommand(tap_command())
         .subcommand(
@@ -120,7 +140,8 @@ fn cli() -> Command {
                     Arg::new("files")
                         .value_name("FILE")
                         .num_args(1..)
-                        .required(true),
+                        .required(true)
+                        .help("Log segment files (NNN.log), read one after the other"),
                 ),
         )
 }
@@ -199,7 +220,8 @@ Each line holds the connection, API, version, correlation id, the request and th
 (time in microseconds since the epoch, size in bytes, header and body) and the latency. A \
 Produce request with acks=0 has no response; a request whose connection closed first has \
 \"response\": null and a note. A summary goes to standard error (requests per API, bytes each way, \
-latency percentiles, lines dropped). Ctrl-C or SIGTERM stops the tap once every line is written.
+latency percentiles, lines dropped). Ctrl-C or SIGTERM stops the tap: responses already on \
+their way are still read for up to two seconds, then every line is written.
 
 A frame above --max-frame or too short for a header is reported and both sides of its \
 connection are closed. Lines wait in a bounded queue; when the output cannot keep up they are \
@@ -362,6 +384,28 @@ fn main() -> ExitCode {
             // One line, whatever the error's own text holds.
             eprintln!("kafka-wire: {}", message.replace('\n', " "));
             ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cli;
+
+    #[test]
+    fn the_command_line_is_well_formed_and_every_option_has_help() {
+        let cli = cli();
+        cli.clone().debug_assert();
+        for command in cli.get_subcommands() {
+            for arg in command.get_arguments() {
+                let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+                assert!(
+                    !help.is_empty(),
+                    "{} --{}",
+                    command.get_name(),
+                    arg.get_id()
+                );
+            }
         }
     }
 }
