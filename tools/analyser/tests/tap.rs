@@ -80,6 +80,8 @@ impl Tap {
         self.stderr.read_to_string(&mut rest).unwrap();
         let status = self.child.wait().unwrap();
         assert!(status.success(), "the tap exited with {status}: {rest}");
+        // A task that panicked would end its connection quietly, but for this.
+        assert!(!rest.contains("panicked"), "{rest}");
         rest
     }
 }
@@ -563,4 +565,82 @@ fn headers_only_and_only_the_apis_asked_for() {
         summary.contains("2 requests (Metadata 1, ApiVersions 1)"),
         "the summary counts every API: {summary}"
     );
+}
+
+#[test]
+fn garbage_from_either_side_is_reported_and_the_tap_goes_on() {
+    // A broker that answers every frame with bytes that are no response of its API.
+    fn nonsense(_: i16, _: i16, correlation: i32, frame: &[u8]) -> Option<Vec<u8>> {
+        let mut body = correlation.to_be_bytes().to_vec();
+        body.extend(frame.iter().rev().take(40));
+        let mut sized = (body.len() as u32).to_be_bytes().to_vec();
+        sized.extend(body);
+        Some(sized)
+    }
+    let broker = Broker::start(nonsense);
+    let tap = Tap::start(broker.addr, &[], Stdio::piped());
+    // Frames of every length from 8 to 300 bytes, of pseudo-random contents: unknown API keys
+    // and versions, headers cut short, client ids longer than the frame, Metadata "responses"
+    // that do not decode.
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for len in 8..300usize {
+        let mut conn = tap.connect();
+        let mut frame: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        // Keys of Metadata and FindCoordinator now and then, so that rewriting meets nonsense.
+        if len % 3 == 0 {
+            frame[..2].copy_from_slice(&[0, (len % 2 * 7 + 3) as u8]);
+        }
+        let mut sized = (len as u32).to_be_bytes().to_vec();
+        sized.extend(&frame);
+        conn.write_all(&sized).unwrap();
+        conn.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut answer = [0u8; 4];
+        // The broker's nonsense comes back as it was, or the connection is closed: either way
+        // the read returns.
+        let _ = conn.read(&mut answer);
+    }
+    // Frames shorter than a header close the connection.
+    let mut conn = tap.connect();
+    conn.write_all(&[0, 0, 0, 3, 1, 2, 3]).unwrap();
+    let mut rest = Vec::new();
+    conn.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    assert_eq!(conn.read_to_end(&mut rest).unwrap(), 0);
+    // And the tap still serves.
+    let mut conn = tap.connect();
+    let answer = exchange(&mut conn, &request_frame(18, 3, 1, &[0x00, 0x00, 0x00]));
+    assert_eq!(&answer[..4], &1i32.to_be_bytes());
+    drop(conn);
+    let mut child = tap.child;
+    let mut stdout = child.stdout.take().unwrap();
+    let reading = thread::spawn(move || {
+        let mut out = String::new();
+        stdout.read_to_string(&mut out).unwrap();
+        out
+    });
+    let summary = Tap {
+        child,
+        port: tap.port,
+        stderr: tap.stderr,
+    }
+    .stop();
+    let printed = lines(&reading.join().unwrap());
+    assert!(
+        printed.len() >= 293,
+        "a line for each frame: {}",
+        printed.len()
+    );
+    assert!(
+        printed.iter().any(|l| l["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("too short for a header"))),
+        "the short frame is reported"
+    );
+    assert!(summary.contains("errors"), "{summary}");
 }
