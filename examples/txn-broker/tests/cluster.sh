@@ -2,6 +2,8 @@
 # run a client against one (real-client.sh, examples/async-client/tests/against-txn-broker.sh).
 # Source this file; it needs python3 (to find free ports) and a built txn-broker.
 #
+#   txn_free_base OFFSET...
+#       Prints a port BASE such that BASE + OFFSET is free now for every OFFSET.
 #   txn_cluster_start EXE DIR BROKERS [init options...]
 #       Writes DIR/cluster.txt for BROKERS brokers on a base port whose client and broker ports
 #       are all free now, or on TXN_CLUSTER_BASE_PORT when it is set (a capture filters on fixed
@@ -19,11 +21,11 @@
 
 TXN_CLUSTER_PIDS=()
 
-# A base port whose BROKERS client ports (base + i) and broker ports (base + 100 + i) are free.
-txn_cluster_free_base() {
-    python3 - "$1" <<'PY'
+# A base port such that base + OFFSET is free for every OFFSET given.
+txn_free_base() {
+    python3 - "$@" <<'PY'
 import random, socket, sys
-brokers = int(sys.argv[1])
+offsets = [int(a) for a in sys.argv[1:]]
 def free(port):
     s = socket.socket()
     try:
@@ -35,10 +37,16 @@ def free(port):
         s.close()
 for _ in range(200):
     base = random.randrange(20000, 60000)
-    if all(free(base + i) and free(base + 100 + i) for i in range(brokers)):
+    if all(free(base + i) for i in offsets):
         print(base)
         break
 PY
+}
+
+# A base port whose BROKERS client ports (base + i) and broker ports (base + 100 + i) are free.
+txn_cluster_free_base() {
+    # shellcheck disable=SC2046 # one offset per word
+    txn_free_base $(seq 0 $(($1 - 1))) $(seq 100 $((99 + $1)))
 }
 
 txn_cluster_start() {

@@ -125,24 +125,7 @@ if [ -n "$tap" ]; then
     (cd "$root" && cargo build --quiet -p kafka-wire-analyser) >>"$work/setup.log" 2>&1 ||
         fail "cargo build -p kafka-wire-analyser"
     # The tap's port and, after it, one for each broker's listener (node id 0, 1, 2).
-    tap_port=$(python3 - <<'PY'
-import random, socket
-def free(port):
-    s = socket.socket()
-    try:
-        s.bind(("127.0.0.1", port))
-        return True
-    except OSError:
-        return False
-    finally:
-        s.close()
-for _ in range(200):
-    base = random.randrange(20000, 60000)
-    if all(free(base + i) for i in range(4)):
-        print(base)
-        break
-PY
-    )
+    tap_port=$(txn_free_base 0 1 2 3)
     [ -n "$tap_port" ] || fail "no free ports for the tap"
     "$target/debug/kafka-wire" tap --listen "127.0.0.1:$tap_port" \
         --upstream "127.0.0.1:$TXN_CLUSTER_BASE" --out "$work/tap.jsonl" --summary 0 \

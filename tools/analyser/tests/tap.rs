@@ -69,6 +69,19 @@ impl Tap {
         TcpStream::connect(("127.0.0.1", self.port)).unwrap()
     }
 
+    /// SIGTERM, then what the tap printed on standard output (which must be piped) and, after
+    /// it started, on standard error.
+    fn stop_with_output(mut self) -> (String, String) {
+        let mut stdout = self.child.stdout.take().expect("standard output piped");
+        let reading = thread::spawn(move || {
+            let mut out = String::new();
+            stdout.read_to_string(&mut out).unwrap();
+            out
+        });
+        let summary = self.stop();
+        (reading.join().unwrap(), summary)
+    }
+
     /// SIGTERM, then everything the tap printed on standard error after it started.
     fn stop(mut self) -> String {
         let status = Command::new("kill")
@@ -173,82 +186,21 @@ fn request_frame(key: i16, version: i16, correlation: i32, body: &[u8]) -> Vec<u
     sized
 }
 
-/// A response frame written by hand: size, correlation id, the header's tagged section from
-/// header version 1, then `body`.
-fn response_frame(key: i16, version: i16, correlation: i32, body: &[u8]) -> Vec<u8> {
-    let header_version = ResponseBody::find(key).unwrap().header_version(version);
-    let mut frame = correlation.to_be_bytes().to_vec();
-    if header_version >= 1 {
-        frame.push(0);
-    }
-    frame.extend_from_slice(body);
-    let mut sized = (frame.len() as u32).to_be_bytes().to_vec();
-    sized.extend(frame);
-    sized
-}
-
-/// Kafka's classes' response vectors, by API key and version (the last of each).
-fn response_bodies() -> &'static std::collections::HashMap<(i16, i16), Vec<u8>> {
-    static BODIES: std::sync::OnceLock<std::collections::HashMap<(i16, i16), Vec<u8>>> =
-        std::sync::OnceLock::new();
-    BODIES.get_or_init(|| {
-        let all = vectors();
-        let mut bodies = std::collections::HashMap::new();
-        for v in all["vectors"].as_array().unwrap() {
-            let name = v["message"].as_str().unwrap();
-            let Some(api) = ResponseBody::APIS
-                .iter()
-                .find(|a| format!("{}Response", a.name()) == name)
-            else {
-                continue;
-            };
-            let version = v["version"].as_i64().unwrap() as i16;
-            bodies.insert((api.key(), version), hex(v["hex"].as_str().unwrap()));
-        }
-        bodies
-    })
-}
-
-/// Answers with a body from Kafka's classes, but for the responses the tap rewrites, which get
-/// an empty response of their API (no endpoints, so the tap passes them as they came) and
-/// Produce with acks 0, which gets none.
-fn answer_from_vectors(key: i16, version: i16, correlation: i32, frame: &[u8]) -> Option<Vec<u8>> {
+/// Answers every request with the empty response of its API (which names no broker, so that
+/// the tap passes it as it came), but for Produce with acks 0, which gets none.
+fn answer_empty(key: i16, version: i16, correlation: i32, frame: &[u8]) -> Option<Vec<u8>> {
     if key == 0 {
         let (_, body) = kafka_wire::frame::peek_request::<RequestBody>(frame).ok()?;
         if kafka_wire::peek::produce(body, version).ok()?.acks == 0 {
             return None;
         }
     }
-    let rewritten = [
-        "Produce",
-        "Fetch",
-        "Metadata",
-        "FindCoordinator",
-        "Vote",
-        "BeginQuorumEpoch",
-        "EndQuorumEpoch",
-        "DescribeQuorum",
-        "FetchSnapshot",
-        "DescribeCluster",
-        "ShareFetch",
-        "ShareAcknowledge",
-        "UpdateRaftVoter",
-    ];
-    let api = ResponseBody::find(key)?;
-    if rewritten.contains(&api.name()) {
-        let empty =
-            ResponseBody::deserialize_body(key, &mut serde_json::Deserializer::from_str("{}"))
-                .unwrap();
-        let mut out = BytesMut::new();
-        let header = ResponseHeader::default().with_correlation_id(correlation);
-        kafka_wire::frame::encode_response(&mut out, &header, &empty, version).unwrap();
-        return Some(out.to_vec());
-    }
-    let body = response_bodies()
-        .get(&(key, version))
-        .cloned()
-        .unwrap_or_default();
-    Some(response_frame(key, version, correlation, &body))
+    let empty =
+        ResponseBody::deserialize_body(key, &mut serde_json::Deserializer::from_str("{}")).ok()?;
+    let mut out = BytesMut::new();
+    let header = ResponseHeader::default().with_correlation_id(correlation);
+    kafka_wire::frame::encode_response(&mut out, &header, &empty, version).ok()?;
+    Some(out.to_vec())
 }
 
 fn lines(text: &str) -> Vec<Value> {
@@ -259,7 +211,7 @@ fn lines(text: &str) -> Vec<Value> {
 
 #[test]
 fn every_request_and_response_passes_byte_for_byte() {
-    let broker = Broker::start(answer_from_vectors);
+    let broker = Broker::start(answer_empty);
     let out = std::env::temp_dir().join(format!("kafka-wire-tap-{}.jsonl", std::process::id()));
     let tap = Tap::start(
         broker.addr,
@@ -440,7 +392,7 @@ fn brokers_named_in_a_response_are_reached_through_the_tap() {
 
 #[test]
 fn a_frame_above_the_limit_closes_both_sides_and_is_reported() {
-    let broker = Broker::start(answer_from_vectors);
+    let broker = Broker::start(answer_empty);
     let tap = Tap::start(broker.addr, &["--max-frame", "1000"], Stdio::piped());
     let mut conn = tap.connect();
     let ok = request_frame(18, 3, 1, &[0x00, 0x00, 0x00]);
@@ -458,18 +410,7 @@ fn a_frame_above_the_limit_closes_both_sides_and_is_reported() {
         ok.as_slice(),
         "nothing of the large frame"
     );
-    let mut child = tap.child;
-    let mut stdout = child.stdout.take().unwrap();
-    let stderr_rest = {
-        let tap = Tap {
-            child,
-            port: tap.port,
-            stderr: tap.stderr,
-        };
-        tap.stop()
-    };
-    let mut out = String::new();
-    stdout.read_to_string(&mut out).unwrap();
+    let (out, stderr_rest) = tap.stop_with_output();
     let printed = lines(&out);
     assert_eq!(printed.len(), 2, "{out}");
     assert!(
@@ -484,7 +425,7 @@ fn a_frame_above_the_limit_closes_both_sides_and_is_reported() {
 
 #[test]
 fn a_stalled_output_drops_lines_and_forwarding_goes_on() {
-    let broker = Broker::start(answer_from_vectors);
+    let broker = Broker::start(answer_empty);
     // Standard output is a pipe nobody reads until the end: it fills, then the queue does.
     let tap = Tap::start(broker.addr, &["--queue", "2"], Stdio::piped());
     let mut conn = tap.connect();
@@ -496,20 +437,8 @@ fn a_stalled_output_drops_lines_and_forwarding_goes_on() {
         );
     }
     drop(conn);
-    let mut child = tap.child;
-    let mut stdout = child.stdout.take().unwrap();
-    let reading = thread::spawn(move || {
-        let mut out = String::new();
-        stdout.read_to_string(&mut out).unwrap();
-        out
-    });
-    let summary = Tap {
-        child,
-        port: tap.port,
-        stderr: tap.stderr,
-    }
-    .stop();
-    let printed = lines(&reading.join().unwrap()).len();
+    let (out, summary) = tap.stop_with_output();
+    let printed = lines(&out).len();
     let dropped: usize = summary
         .split("; ")
         .find_map(|part| part.strip_suffix(" lines dropped"))
@@ -525,7 +454,7 @@ fn a_stalled_output_drops_lines_and_forwarding_goes_on() {
 
 #[test]
 fn headers_only_and_only_the_apis_asked_for() {
-    let broker = Broker::start(answer_from_vectors);
+    let broker = Broker::start(answer_empty);
     let tap = Tap::start(
         broker.addr,
         &["--bodies", "none", "--api", "ApiVersions,19"],
@@ -538,16 +467,7 @@ fn headers_only_and_only_the_apis_asked_for() {
         &request_frame(3, 12, 2, &[0x01, 0x00, 0x00, 0x00]),
     );
     drop(conn);
-    let mut child = tap.child;
-    let mut stdout = child.stdout.take().unwrap();
-    let summary = Tap {
-        child,
-        port: tap.port,
-        stderr: tap.stderr,
-    }
-    .stop();
-    let mut out = String::new();
-    stdout.read_to_string(&mut out).unwrap();
+    let (out, summary) = tap.stop_with_output();
     let printed = lines(&out);
     assert_eq!(printed.len(), 1, "only ApiVersions: {out}");
     let line = &printed[0];
@@ -617,20 +537,8 @@ fn garbage_from_either_side_is_reported_and_the_tap_goes_on() {
     let answer = exchange(&mut conn, &request_frame(18, 3, 1, &[0x00, 0x00, 0x00]));
     assert_eq!(&answer[..4], &1i32.to_be_bytes());
     drop(conn);
-    let mut child = tap.child;
-    let mut stdout = child.stdout.take().unwrap();
-    let reading = thread::spawn(move || {
-        let mut out = String::new();
-        stdout.read_to_string(&mut out).unwrap();
-        out
-    });
-    let summary = Tap {
-        child,
-        port: tap.port,
-        stderr: tap.stderr,
-    }
-    .stop();
-    let printed = lines(&reading.join().unwrap());
+    let (out, summary) = tap.stop_with_output();
+    let printed = lines(&out);
     assert!(
         printed.len() >= 293,
         "a line for each frame: {}",

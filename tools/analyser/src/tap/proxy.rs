@@ -171,12 +171,33 @@ fn frames(chunk: &Bytes) -> impl Iterator<Item = (usize, usize, Bytes)> + '_ {
     })
 }
 
-async fn read_more(
+/// The next whole frames from `from` (`who`, the client or the broker), at least one, each with
+/// its size field; `Err` when the connection ended or a frame cannot be read.
+async fn next_chunk(
     from: &mut (impl AsyncRead + Unpin),
     buf: &mut BytesMut,
-) -> std::io::Result<usize> {
-    reserve(buf);
-    from.read_buf(buf).await
+    max: usize,
+    who: &'static str,
+) -> Result<Bytes, End> {
+    loop {
+        reserve(buf);
+        match from.read_buf(buf).await {
+            Ok(0) if buf.is_empty() => return Err(End::Closed(who)),
+            Ok(0) => {
+                return Err(End::Failed(format!(
+                    "{who} closed the connection inside a frame ({} bytes of it)",
+                    buf.len()
+                )))
+            }
+            Ok(_) => {}
+            Err(e) => return Err(End::Failed(format!("reading from {who}: {e}"))),
+        }
+        match whole_frames(buf, max) {
+            Ok(0) => {}
+            Ok(whole) => return Ok(buf.split_to(whole).freeze()),
+            Err(e) => return Err(End::Failed(format!("from {who}, {e}"))),
+        }
+    }
 }
 
 /// Client to broker: every frame forwarded as it came, whole frames at a time.
@@ -189,25 +210,10 @@ async fn requests(
 ) -> End {
     let mut buf = BytesMut::new();
     loop {
-        match read_more(&mut from, &mut buf).await {
-            Ok(0) if buf.is_empty() => return End::Closed("the client"),
-            Ok(0) => {
-                return End::Failed(format!(
-                    "the client closed the connection inside a frame ({} bytes of it)",
-                    buf.len()
-                ))
-            }
-            Ok(_) => {}
-            Err(e) => return End::Failed(format!("reading from the client: {e}")),
-        }
-        let whole = match whole_frames(&buf, tap.max_frame) {
-            Ok(whole) => whole,
-            Err(e) => return End::Failed(format!("from the client, {e}")),
+        let chunk = match next_chunk(&mut from, &mut buf, tap.max_frame, "the client").await {
+            Ok(chunk) => chunk,
+            Err(end) => return end,
         };
-        if whole == 0 {
-            continue;
-        }
-        let chunk = buf.split_to(whole).freeze();
         let time_us = now_us();
         for (_, _, frame) in frames(&chunk) {
             if let Err(e) = request(tap, name, frame, time_us, queue) {
@@ -308,25 +314,10 @@ async fn responses(
         if gone() && queue.lock().unwrap_or_else(|e| e.into_inner()).is_empty() {
             return End::Closed("the client");
         }
-        match read_more(&mut from, &mut buf).await {
-            Ok(0) if buf.is_empty() => return End::Closed("the broker"),
-            Ok(0) => {
-                return End::Failed(format!(
-                    "the broker closed the connection inside a frame ({} bytes of it)",
-                    buf.len()
-                ))
-            }
-            Ok(_) => {}
-            Err(e) => return End::Failed(format!("reading from the broker: {e}")),
-        }
-        let whole = match whole_frames(&buf, tap.max_frame) {
-            Ok(whole) => whole,
-            Err(e) => return End::Failed(format!("from the broker, {e}")),
+        let chunk = match next_chunk(&mut from, &mut buf, tap.max_frame, "the broker").await {
+            Ok(chunk) => chunk,
+            Err(end) => return end,
         };
-        if whole == 0 {
-            continue;
-        }
-        let chunk = buf.split_to(whole).freeze();
         let time_us = now_us();
         // What of `chunk` is still to be written, from `written` on.
         let mut written = 0;
