@@ -127,46 +127,28 @@ fn endpoint<P: Copy + Into<i32> + TryFrom<i32>>(
 /// it rewrote.
 pub fn endpoints(body: &mut ResponseBody, version: i16, to: &mut impl Listeners) -> usize {
     let mut n = 0;
+    // Every element of a list of nodes, each with its id, host and port under these names.
+    macro_rules! each {
+        ($list:expr, $id:ident) => {
+            for e in &mut $list {
+                n += endpoint(e.$id, &mut e.host, &mut e.port, to);
+            }
+        };
+    }
     match body {
-        ResponseBody::Produce(r) => {
-            for e in &mut r.node_endpoints {
-                n += endpoint(e.node_id, &mut e.host, &mut e.port, to);
-            }
-        }
-        ResponseBody::Fetch(r) => {
-            for e in &mut r.node_endpoints {
-                n += endpoint(e.node_id, &mut e.host, &mut e.port, to);
-            }
-        }
-        ResponseBody::Metadata(r) => {
-            for b in &mut r.brokers {
-                n += endpoint(b.node_id, &mut b.host, &mut b.port, to);
-            }
-        }
+        ResponseBody::Produce(r) => each!(r.node_endpoints, node_id),
+        ResponseBody::Fetch(r) => each!(r.node_endpoints, node_id),
+        ResponseBody::Metadata(r) => each!(r.brokers, node_id),
         ResponseBody::FindCoordinator(r) => {
             // Before version 4 the one coordinator is at the top; from 4 there is one per key.
             if version < 4 {
                 n += endpoint(r.node_id, &mut r.host, &mut r.port, to);
             }
-            for c in &mut r.coordinators {
-                n += endpoint(c.node_id, &mut c.host, &mut c.port, to);
-            }
+            each!(r.coordinators, node_id);
         }
-        ResponseBody::Vote(r) => {
-            for e in &mut r.node_endpoints {
-                n += endpoint(e.node_id, &mut e.host, &mut e.port, to);
-            }
-        }
-        ResponseBody::BeginQuorumEpoch(r) => {
-            for e in &mut r.node_endpoints {
-                n += endpoint(e.node_id, &mut e.host, &mut e.port, to);
-            }
-        }
-        ResponseBody::EndQuorumEpoch(r) => {
-            for e in &mut r.node_endpoints {
-                n += endpoint(e.node_id, &mut e.host, &mut e.port, to);
-            }
-        }
+        ResponseBody::Vote(r) => each!(r.node_endpoints, node_id),
+        ResponseBody::BeginQuorumEpoch(r) => each!(r.node_endpoints, node_id),
+        ResponseBody::EndQuorumEpoch(r) => each!(r.node_endpoints, node_id),
         ResponseBody::DescribeQuorum(r) => {
             for node in &mut r.nodes {
                 for l in &mut node.listeners {
@@ -174,26 +156,10 @@ pub fn endpoints(body: &mut ResponseBody, version: i16, to: &mut impl Listeners)
                 }
             }
         }
-        ResponseBody::FetchSnapshot(r) => {
-            for e in &mut r.node_endpoints {
-                n += endpoint(e.node_id, &mut e.host, &mut e.port, to);
-            }
-        }
-        ResponseBody::DescribeCluster(r) => {
-            for b in &mut r.brokers {
-                n += endpoint(b.broker_id, &mut b.host, &mut b.port, to);
-            }
-        }
-        ResponseBody::ShareFetch(r) => {
-            for e in &mut r.node_endpoints {
-                n += endpoint(e.node_id, &mut e.host, &mut e.port, to);
-            }
-        }
-        ResponseBody::ShareAcknowledge(r) => {
-            for e in &mut r.node_endpoints {
-                n += endpoint(e.node_id, &mut e.host, &mut e.port, to);
-            }
-        }
+        ResponseBody::FetchSnapshot(r) => each!(r.node_endpoints, node_id),
+        ResponseBody::DescribeCluster(r) => each!(r.brokers, broker_id),
+        ResponseBody::ShareFetch(r) => each!(r.node_endpoints, node_id),
+        ResponseBody::ShareAcknowledge(r) => each!(r.node_endpoints, node_id),
         ResponseBody::UpdateRaftVoter(r) => {
             let leader = &mut r.current_leader;
             n += endpoint(leader.leader_id, &mut leader.host, &mut leader.port, to);
