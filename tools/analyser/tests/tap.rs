@@ -552,3 +552,38 @@ fn garbage_from_either_side_is_reported_and_the_tap_goes_on() {
     );
     assert!(summary.contains("errors"), "{summary}");
 }
+
+/// The tap's data segment (heap and anonymous maps), in KiB.
+fn data_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmData:"))
+        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
+        .unwrap()
+}
+
+#[test]
+fn a_size_field_alone_does_not_buy_its_frame_s_memory() {
+    let broker = Broker::start(answer_empty);
+    let tap = Tap::start(broker.addr, &[], Stdio::null());
+    let before = data_kib(tap.child.id());
+    // Twenty connections each announce a frame of 90 MiB, within the limit, and send 10 bytes
+    // of it.
+    let conns: Vec<TcpStream> = (0..20)
+        .map(|_| {
+            let mut conn = tap.connect();
+            conn.write_all(&(90u32 << 20).to_be_bytes()).unwrap();
+            conn.write_all(&[0; 10]).unwrap();
+            conn
+        })
+        .collect();
+    thread::sleep(Duration::from_millis(500));
+    let grown = data_kib(tap.child.id()).saturating_sub(before);
+    assert!(
+        grown < 64 << 10,
+        "the tap's data grew by {grown} KiB for 20 frames of 14 bytes"
+    );
+    drop(conns);
+    tap.stop();
+}

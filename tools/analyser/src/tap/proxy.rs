@@ -140,19 +140,19 @@ fn whole_frames(buf: &[u8], max: usize) -> Result<usize, String> {
     Ok(at)
 }
 
-/// Room for the rest of the frame at the front of `buf`, or for a read when none is begun.
+/// Room for the next read: the rest of the frame at the front of `buf`, but no more than `buf`
+/// already holds (and at least a read's worth), so that a size field alone never buys its
+/// frame's memory: what the tap holds stays within twice what it was sent, and a large frame
+/// still takes few reads.
 fn reserve(buf: &mut BytesMut) {
-    let want = match buf.get(..4) {
-        Some(&[a, b, c, d]) => {
-            usize::try_from(i32::from_be_bytes([a, b, c, d])).map_or(READ_SIZE, |size| {
-                size.saturating_add(4)
-                    .saturating_sub(buf.len())
-                    .max(READ_SIZE)
-            })
-        }
+    let rest = match buf.get(..4) {
+        Some(&[a, b, c, d]) => usize::try_from(i32::from_be_bytes([a, b, c, d]))
+            .map_or(READ_SIZE, |size| {
+                size.saturating_add(4).saturating_sub(buf.len())
+            }),
         _ => READ_SIZE,
     };
-    buf.reserve(want);
+    buf.reserve(rest.min(buf.len().max(READ_SIZE)).max(1));
 }
 
 /// The frames of `chunk` (whole frames, each with its size field), without their size fields,
