@@ -92,10 +92,20 @@ use bytes::{Buf, Bytes, BytesMut};
 /// Kafka's default `socket.request.max.bytes`: 100 MiB.
 pub const DEFAULT_MAX_FRAME_SIZE: usize = 100 * 1024 * 1024;
 
-/// Cuts the next frame off the front of `stream` and returns its contents (without the size),
-/// or `None` while the frame is incomplete. A size above `max`, or negative, is an error before
-/// anything is buffered for it.
-pub fn split_frame(stream: &mut BytesMut, max: usize) -> Result<Option<Bytes>, DecodeError> {
+/// The size of the frame at the front of `stream` (without its size field), once the size field
+/// is in, whether or not the rest of the frame is; `None` before. A size above `max`, or
+/// negative, is an error. For a reader that moves frames on without cutting them apart (a
+/// proxy); [`split_frame`] cuts them.
+///
+/// ```
+/// use kafka_wire::frame;
+///
+/// assert_eq!(frame::peek_size(b"\x00\x00", 1024)?, None);
+/// assert_eq!(frame::peek_size(b"\x00\x00\x01\x00\x12", 1024)?, Some(256));
+/// assert!(frame::peek_size(b"\x00\x01\x00\x00", 1024).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn peek_size(stream: &[u8], max: usize) -> Result<Option<usize>, DecodeError> {
     let Some(&[b0, b1, b2, b3]) = stream.get(..4) else {
         return Ok(None);
     };
@@ -107,6 +117,16 @@ pub fn split_frame(stream: &mut BytesMut, max: usize) -> Result<Option<Bytes>, D
     if size > max {
         return Err(DecodeError::at(ErrorKind::FrameTooLarge { size, max }, 0));
     }
+    Ok(Some(size))
+}
+
+/// Cuts the next frame off the front of `stream` and returns its contents (without the size),
+/// or `None` while the frame is incomplete. A size above `max`, or negative, is an error before
+/// anything is buffered for it.
+pub fn split_frame(stream: &mut BytesMut, max: usize) -> Result<Option<Bytes>, DecodeError> {
+    let Some(size) = peek_size(stream, max)? else {
+        return Ok(None);
+    };
     if stream.len().saturating_sub(4) < size {
         return Ok(None);
     }
@@ -644,7 +664,7 @@ pub fn encode_request<S: RequestSet>(
     let size = header
         .encoded_len(header_version)?
         .saturating_add(body.encoded_len(version)?);
-    buf.put_i32(frame_size(size)?);
+    buf.put_i32(size_field(size)?);
     header.encode(buf, header_version)?;
     body.encode(buf, version)
 }
@@ -663,12 +683,12 @@ pub fn encode_response<S: ResponseSet>(
     let size = header
         .encoded_len(header_version)?
         .saturating_add(body.encoded_len(version)?);
-    buf.put_i32(frame_size(size)?);
+    buf.put_i32(size_field(size)?);
     header.encode(buf, header_version)?;
     body.encode(buf, version)
 }
 
-fn frame_size(size: usize) -> Result<i32, EncodeError> {
+fn size_field(size: usize) -> Result<i32, EncodeError> {
     i32::try_from(size).map_err(|_| {
         EncodeError::new(ErrorKind::TooLong {
             length: size,

@@ -417,7 +417,7 @@ fn a_frame_above_the_limit_closes_both_sides_and_is_reported() {
         printed[1]["error"]
             .as_str()
             .unwrap()
-            .contains("5000 bytes, above the largest accepted (1000)"),
+            .contains("frame size 5000 is above the maximum 1000"),
         "{out}"
     );
     assert!(stderr_rest.contains("1 errors"), "{stderr_rest}");

@@ -8,7 +8,7 @@
 use crate::exchange;
 use bytes::Bytes;
 use hdrhistogram::Histogram;
-use kafka_wire::json::at_version;
+use kafka_wire::json::{at_version, JsonCodec};
 use kafka_wire::messages::api::{RequestBody, ResponseBody};
 use kafka_wire::messages::{RequestHeader, ResponseHeader};
 use kafka_wire::{ApiSet, Decode};
@@ -311,13 +311,20 @@ impl Writer {
         };
         let request = match self.bodies {
             Bodies::Full => exchange::request_part(e.request.bytes, e.request.time_us),
-            Bodies::None => request_header(&e.request, e.key, e.version),
+            Bodies::None => {
+                let header_version = RequestBody::find(e.key).map(|a| a.header_version(e.version));
+                header_part::<RequestHeader>(&e.request, header_version, e.key)
+            }
         };
         let request = sized(request, e.request.size);
         let response = e.response.map(|r| {
             let part = match self.bodies {
                 Bodies::Full => exchange::response_part(r.bytes, e.key, e.version, r.time_us),
-                Bodies::None => response_header(&r, e.key, e.version),
+                Bodies::None => {
+                    let header_version =
+                        ResponseBody::find(e.key).map(|a| a.header_version(e.version));
+                    header_part::<ResponseHeader>(&r, header_version, e.key)
+                }
             };
             sized(part, r.size)
         });
@@ -348,30 +355,14 @@ fn sized(mut part: Value, size: usize) -> Value {
     part
 }
 
-/// A request's time and header, read from the copy of its header.
-fn request_header(p: &Part, key: i16, version: i16) -> Value {
+/// A side's time and header, read from the copy of its header at `header_version` (`None`
+/// when the API is not known, and neither is the header's form).
+fn header_part<H: Decode + JsonCodec>(p: &Part, header_version: Option<i16>, key: i16) -> Value {
     let mut part = json!({ "timeUs": p.time_us });
-    if let Some(api) = RequestBody::find(key) {
-        let header_version = api.header_version(version);
-        match RequestHeader::decode(&mut p.bytes.clone(), header_version) {
-            Ok(h) => part["header"] = json!(at_version(&h, header_version)),
-            Err(e) => part["error"] = json!(e.to_string()),
-        }
-    } else {
-        part["error"] = json!(format!("API key {key} is not known"));
-    }
-    part
-}
-
-/// A response's time and header, read from the copy of its header.
-fn response_header(p: &Part, key: i16, version: i16) -> Value {
-    let mut part = json!({ "timeUs": p.time_us });
-    if let Some(api) = ResponseBody::find(key) {
-        let header_version = api.header_version(version);
-        match ResponseHeader::decode(&mut p.bytes.clone(), header_version) {
-            Ok(h) => part["header"] = json!(at_version(&h, header_version)),
-            Err(e) => part["error"] = json!(e.to_string()),
-        }
+    match header_version.map(|v| (v, H::decode(&mut p.bytes.clone(), v))) {
+        Some((v, Ok(h))) => part["header"] = json!(at_version(&h, v)),
+        Some((_, Err(e))) => part["error"] = json!(e.to_string()),
+        None => part["error"] = json!(format!("API key {key} is not known")),
     }
     part
 }

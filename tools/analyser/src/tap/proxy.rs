@@ -7,7 +7,9 @@ use super::rewrite::{carries_endpoints, rewrite};
 use super::Tap;
 use bytes::{Bytes, BytesMut};
 use futures_util::future::{select, Either};
+use kafka_wire::frame::peek_size;
 use kafka_wire::messages::api::RequestBody;
+use kafka_wire::DecodeError;
 use std::collections::VecDeque;
 use std::pin::pin;
 use std::sync::{Arc, Mutex};
@@ -119,18 +121,11 @@ pub async fn serve(tap: Arc<Tap>, client: TcpStream, peer: std::net::SocketAddr,
     tap.output.connection_closed();
 }
 
-/// The length of the whole frames at the front of `buf`, each with its size field; an error
-/// for a size that is negative or above `max`.
-fn whole_frames(buf: &[u8], max: usize) -> Result<usize, String> {
+/// The length of the whole frames at the front of `buf`, each with its size field; an error for
+/// a size that is negative or above `max`, as soon as its size field is in.
+fn whole_frames(buf: &[u8], max: usize) -> Result<usize, DecodeError> {
     let mut at = 0usize;
-    while let Some(&[a, b, c, d]) = buf.get(at..).and_then(|rest| rest.get(..4)) {
-        let size = i32::from_be_bytes([a, b, c, d]);
-        let size = usize::try_from(size).map_err(|_| format!("a frame of size {size}"))?;
-        if size > max {
-            return Err(format!(
-                "a frame of {size} bytes, above the largest accepted ({max})"
-            ));
-        }
+    while let Some(size) = peek_size(buf.get(at..).unwrap_or_default(), max)? {
         let end = at.saturating_add(4).saturating_add(size);
         if end > buf.len() {
             break;
@@ -145,11 +140,9 @@ fn whole_frames(buf: &[u8], max: usize) -> Result<usize, String> {
 /// frame's memory: what the tap holds stays within twice what it was sent, and a large frame
 /// still takes few reads.
 fn reserve(buf: &mut BytesMut) {
-    let rest = match buf.get(..4) {
-        Some(&[a, b, c, d]) => usize::try_from(i32::from_be_bytes([a, b, c, d]))
-            .map_or(READ_SIZE, |size| {
-                size.saturating_add(4).saturating_sub(buf.len())
-            }),
+    // The size field was checked when it came in.
+    let rest = match peek_size(buf, usize::MAX) {
+        Ok(Some(size)) => size.saturating_add(4).saturating_sub(buf.len()),
         _ => READ_SIZE,
     };
     buf.reserve(rest.min(buf.len().max(READ_SIZE)).max(1));
@@ -160,10 +153,7 @@ fn reserve(buf: &mut BytesMut) {
 fn frames(chunk: &Bytes) -> impl Iterator<Item = (usize, usize, Bytes)> + '_ {
     let mut at = 0usize;
     std::iter::from_fn(move || {
-        let &[a, b, c, d] = chunk.get(at..)?.get(..4)? else {
-            return None;
-        };
-        let size = usize::try_from(i32::from_be_bytes([a, b, c, d])).ok()?;
+        let size = peek_size(chunk.get(at..)?, usize::MAX).ok()??;
         let start = at;
         let end = at.saturating_add(4).saturating_add(size).min(chunk.len());
         at = end;
