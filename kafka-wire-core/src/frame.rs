@@ -105,6 +105,7 @@ pub const DEFAULT_MAX_FRAME_SIZE: usize = 100 * 1024 * 1024;
 /// assert!(frame::peek_size(b"\x00\x01\x00\x00", 1024).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[inline]
 pub fn peek_size(stream: &[u8], max: usize) -> Result<Option<usize>, DecodeError> {
     let Some(&[b0, b1, b2, b3]) = stream.get(..4) else {
         return Ok(None);
