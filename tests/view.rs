@@ -9,7 +9,8 @@ use kafka_wire::messages::api::{RequestBody, RequestBodyView, ResponseBody};
 use kafka_wire::messages::{ProduceRequest, RequestHeader, ResponseHeader};
 use kafka_wire::peek;
 use kafka_wire::tokio::RawServerCodec;
-use kafka_wire::{ApiSet, Decode, Encode, View};
+use kafka_wire::view::{View, ViewIndex};
+use kafka_wire::{ApiSet, Decode, Encode};
 use kafka_wire_tests::kafka_classes::File;
 use std::cell::{Cell, RefCell};
 use std::sync::LazyLock;
@@ -33,7 +34,10 @@ fn response_frame(key: i16, version: i16, body: &[u8]) -> Option<Bytes> {
 #[test]
 fn response_frame_views_read_what_decoding_reads() {
     let seen = Cell::new(0);
+    // One index for every frame, as a client's connection keeps one.
+    let index = RefCell::new(ViewIndex::new());
     FILE.every_vector("response frames", |v| {
+        let index = &mut *index.borrow_mut();
         let Some(api) = ResponseBody::APIS.iter().find(|a| a.message() == v.message) else {
             return Ok(());
         };
@@ -42,7 +46,7 @@ fn response_frame_views_read_what_decoding_reads() {
         let frame = response_frame(key, v.version, &v.bytes).ok_or("no frame")?;
         let (header, body) = frame::decode_response::<ResponseBody>(frame.clone(), key, v.version)
             .map_err(|e| e.to_string())?;
-        let (h, b) = frame::view_response::<ResponseBody>(&frame, key, v.version)
+        let (h, b) = frame::view_response::<ResponseBody>(&frame, key, v.version, index)
             .map_err(|e| format!("view_response: {e}"))?;
         if h.into_owned() != header || b.into_owned() != body {
             return Err("view_response reads another frame".into());
@@ -52,11 +56,11 @@ fn response_frame_views_read_what_decoding_reads() {
         longer.extend_from_slice(&[0]);
         let longer = longer.freeze();
         let strict = frame::decode_response::<ResponseBody>(longer.clone(), key, v.version);
-        let viewed = frame::view_response::<ResponseBody>(&longer, key, v.version);
+        let viewed = frame::view_response::<ResponseBody>(&longer, key, v.version, index);
         if viewed.map(|_| ()).unwrap_err() != strict.map(|_| ()).unwrap_err() {
             return Err("the strict readers refuse a trailing byte differently".into());
         }
-        let lenient = frame::view_response_lenient::<ResponseBody>(&longer, key, v.version)
+        let lenient = frame::view_response_lenient::<ResponseBody>(&longer, key, v.version, index)
             .map_err(|e| format!("view_response_lenient: {e}"))?;
         let decoded =
             frame::decode_response_lenient::<ResponseBody>(longer.clone(), key, v.version)
@@ -80,12 +84,13 @@ fn an_old_brokers_api_versions_answer_is_viewed_at_version_0() {
     let old = ApiVersionsResponse::default().with_error_code(ErrorCode::UNSUPPORTED_VERSION.code());
     let body = old.encode_to_bytes(0).unwrap();
     let frame = response_frame(18, 0, &body).unwrap();
-    let viewed = frame::view_response_lenient::<ResponseBody>(&frame, 18, 3).unwrap();
+    let mut index = ViewIndex::new();
+    let viewed = frame::view_response_lenient::<ResponseBody>(&frame, 18, 3, &mut index).unwrap();
     assert_eq!(viewed.version, 0);
     assert_eq!(viewed.body.into_owned(), ResponseBody::ApiVersions(old));
     // The strict reader has no such rule, and says what decoding says.
     assert_eq!(
-        frame::view_response::<ResponseBody>(&frame, 18, 3).unwrap_err(),
+        frame::view_response::<ResponseBody>(&frame, 18, 3, &mut index).unwrap_err(),
         frame::decode_response::<ResponseBody>(frame.clone(), 18, 3).unwrap_err()
     );
 }
@@ -158,7 +163,10 @@ fn a_view_opened_on_bytes_shares_its_records() {
             .into_inner()
             .expect("a Produce v13 vector with records"),
     );
-    let request = ProduceRequest::view(&input, 13).unwrap().into_owned();
+    let mut index = ViewIndex::new();
+    let request = ProduceRequest::view_in(&input, 13, &mut index)
+        .unwrap()
+        .into_owned();
     let records = request
         .topic_data
         .iter()
@@ -175,7 +183,9 @@ fn a_view_opened_on_bytes_shares_its_records() {
         "a copy, not a share"
     );
     // From a slice, they are copied.
-    let copied = ProduceRequest::view(&input[..], 13).unwrap().into_owned();
+    let copied = ProduceRequest::view_in(&input[..], 13, &mut index)
+        .unwrap()
+        .into_owned();
     let records = copied.topic_data[0].partition_data[0]
         .records
         .as_ref()
@@ -212,7 +222,8 @@ fn the_pass_through_codec_reads_headers_and_forwards_frames_unchanged() {
         if raw.header() != &header || raw.body() != v.bytes {
             return Err(format!("read {raw:?}"));
         }
-        let viewed = raw.view().map_err(|e| e.to_string())?;
+        let mut index = ViewIndex::new();
+        let viewed = raw.view_in(&mut index).map_err(|e| e.to_string())?;
         let decoded = raw.decode().map_err(|e| e.to_string())?;
         if viewed.body.into_owned() != decoded.body {
             return Err("the view and decoding differ".into());
@@ -239,16 +250,17 @@ fn peeking_at_a_header_leaves_an_unknown_api_versions_body_unread() {
     wire.extend_from_slice(b"future");
     wire.push(0);
     wire.extend_from_slice(&[0xff; 9]);
-    let (header, body) = frame::peek_request::<RequestBody>(&wire[..]).unwrap();
+    let mut index = ViewIndex::new();
+    let (header, body) = frame::peek_request::<RequestBody>(&wire[..], &mut index).unwrap();
     assert_eq!(header.client_id(), Some("future"));
     assert_eq!(body, [0xff; 9]);
-    let viewed = frame::view_request_lenient::<RequestBody>(&wire[..]).unwrap();
+    let viewed = frame::view_request_lenient::<RequestBody>(&wire[..], &mut index).unwrap();
     assert_eq!((viewed.version, viewed.trailing_bytes), (0, 9));
     assert!(matches!(viewed.body, RequestBodyView::ApiVersions(_)));
     // Any other API at a version the set lacks is refused, as decoding refuses it.
     wire[1] = 3;
     assert_eq!(
-        frame::peek_request::<RequestBody>(&wire[..]).unwrap_err(),
+        frame::peek_request::<RequestBody>(&wire[..], &mut index).unwrap_err(),
         frame::decode_request_lenient::<RequestBody>(Bytes::from(wire.clone())).unwrap_err()
     );
 }

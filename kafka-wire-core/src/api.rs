@@ -74,7 +74,7 @@
 
 use crate::codec::Sink;
 #[cfg(feature = "views")]
-use crate::view::{Reading, Source};
+use crate::view::{Reading, Source, ViewIndex, Walked};
 use crate::{DecodeError, EncodeError, VersionRange};
 use bytes::Bytes;
 use core::fmt;
@@ -243,40 +243,56 @@ pub trait ApiSet: Sized {
     #[cfg(feature = "views")]
     type View<'a>: BodyView<'a, Body = Self>;
 
-    /// The view of the body of API `key` at `version`, which uses every byte of `input`: what
-    /// [`View::view`](crate::View::view) is to a message, chosen at run time. It opens on the
-    /// inputs that [`decode`](Self::decode) reads whole and fails with decoding's error.
+    /// The view of the body of API `key` at `version`, which uses every byte of `input`,
+    /// recorded in `index`: what [`View::view_in`](crate::view::View::view_in) is to a message,
+    /// chosen at run time. It opens on the inputs that [`decode`](Self::decode) reads whole and
+    /// fails with decoding's error.
     #[inline]
     #[cfg(feature = "views")]
-    fn view<'a>(
+    fn view_in<'a>(
         key: i16,
         input: impl Into<Source<'a>>,
         version: i16,
+        index: &'a mut ViewIndex,
     ) -> Result<Self::View<'a>, DecodeError> {
-        Self::open_view(key, input.into(), version, Reading::Whole).map(|(view, _)| view)
+        open_body::<Self>(key, input.into(), version, Reading::Whole, index).map(|(view, _)| view)
     }
 
-    /// [`view`](Self::view) under the rules of [`Decode::decode_strict`](crate::Decode::decode_strict).
+    /// [`view_in`](Self::view_in) under the rules of
+    /// [`Decode::decode_strict`](crate::Decode::decode_strict).
     #[inline]
     #[cfg(feature = "views")]
-    fn view_strict<'a>(
+    fn view_strict_in<'a>(
         key: i16,
         input: impl Into<Source<'a>>,
         version: i16,
+        index: &'a mut ViewIndex,
     ) -> Result<Self::View<'a>, DecodeError> {
-        Self::open_view(key, input.into(), version, Reading::Strict).map(|(view, _)| view)
+        open_body::<Self>(key, input.into(), version, Reading::Strict, index).map(|(view, _)| view)
     }
 
-    /// The view of the body at the start of `src`, read as `reading` says, and the bytes it
-    /// takes. Written by the derive.
+    /// Walks the body of API `key` at the start of `src`, read as `reading` says, recording it
+    /// in `index` after what it holds. Written by the derive.
     #[doc(hidden)]
     #[cfg(feature = "views")]
-    fn open_view<'a>(
+    fn walk_view(
         key: i16,
-        src: Source<'a>,
+        src: Source<'_>,
         version: i16,
         reading: Reading,
-    ) -> Result<(Self::View<'a>, usize), DecodeError>;
+        index: &mut ViewIndex,
+    ) -> Result<Walked, DecodeError>;
+
+    /// The view of the body [`walk_view`](Self::walk_view) walked; `None` for a key the set
+    /// lacks, which `walk_view` refuses. Written by the derive.
+    #[doc(hidden)]
+    #[cfg(feature = "views")]
+    fn walked_view<'a>(
+        key: i16,
+        walked: Walked,
+        src: Source<'a>,
+        index: &'a ViewIndex,
+    ) -> Option<Self::View<'a>>;
 
     /// Writes the body at `version`. On error, `buf` may hold part of it.
     fn encode(&self, buf: &mut impl Sink, version: i16) -> Result<(), EncodeError>;
@@ -324,6 +340,25 @@ pub trait RequestSet: ApiSet {
 
 /// A set of response bodies: `#[kafka(responses)]`.
 pub trait ResponseSet: ApiSet {}
+
+/// Opens the view of the body of API `key` at the start of `src` into `index`, read as `reading`
+/// says, and says how many bytes the body takes.
+#[cfg(feature = "views")]
+#[inline]
+pub(crate) fn open_body<'a, S: ApiSet>(
+    key: i16,
+    src: Source<'a>,
+    version: i16,
+    reading: Reading,
+    index: &'a mut ViewIndex,
+) -> Result<(S::View<'a>, usize), DecodeError> {
+    index.clear();
+    let walked = S::walk_view(key, src, version, reading, index)?;
+    match S::walked_view(key, walked, src, index) {
+        Some(view) => Ok((view, walked.len)),
+        None => Err(DecodeError::at(crate::ErrorKind::UnknownApiKey { key }, 0)),
+    }
+}
 
 /// An API as `kafka_wire::negotiate` reads it: its key and versions.
 impl From<&ApiInfo> for (i16, VersionRange) {

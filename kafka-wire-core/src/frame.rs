@@ -85,7 +85,7 @@ use crate::codec::Sink;
 use crate::messages::{RequestHeader, ResponseHeader};
 use crate::traits::no_trailing_bytes;
 #[cfg(feature = "views")]
-use crate::view::{self, Reading, Source, ViewOf};
+use crate::view::{self, Reading, Source, ViewIndex, ViewOf, Viewable};
 use crate::{Decode, DecodeError, Encode, EncodeError, ErrorCode, ErrorKind};
 use bytes::{Buf, Bytes, BytesMut};
 
@@ -437,13 +437,14 @@ pub struct ViewedResponse<'a, S: ApiSet> {
 #[cfg(feature = "views")]
 #[cfg_attr(docsrs, doc(cfg(feature = "views")))]
 /// [`decode_request`] without allocating: the views of a request frame's header and body
-/// (see [`view`]). It opens on the frames `decode_request` reads and fails with
-/// its error. Opened on a [`Bytes`], the views' byte fields can share the frame.
+/// (see [`view`]), recorded in `index`. It opens on the frames `decode_request` reads and fails
+/// with its error. Opened on a [`Bytes`], the views' byte fields can share the frame.
 ///
 /// ```
 /// use kafka_wire::frame;
 /// use kafka_wire::messages::api::{RequestBody, RequestBodyView};
 /// use kafka_wire::messages::{RequestHeader, WriteTxnMarkersRequest};
+/// use kafka_wire::view::ViewIndex;
 /// use kafka_wire::ApiMessage;
 ///
 /// let header = RequestHeader::default()
@@ -454,7 +455,8 @@ pub struct ViewedResponse<'a, S: ApiSet> {
 /// let mut wire = bytes::BytesMut::new();
 /// frame::encode_request(&mut wire, &header, &body)?;
 ///
-/// let (header, body) = frame::view_request::<RequestBody>(&wire[4..])?;
+/// let mut index = ViewIndex::new(); // one per connection, reused for every frame
+/// let (header, body) = frame::view_request::<RequestBody>(&wire[4..], &mut index)?;
 /// assert_eq!(header.correlation_id(), 5);
 /// let RequestBodyView::WriteTxnMarkers(markers) = body else { panic!("another API") };
 /// assert!(markers.markers().is_empty());
@@ -463,60 +465,78 @@ pub struct ViewedResponse<'a, S: ApiSet> {
 #[inline]
 pub fn view_request<'a, S: RequestSet>(
     frame: impl Into<Source<'a>>,
+    index: &'a mut ViewIndex,
 ) -> Result<(ViewOf<'a, RequestHeader>, S::View<'a>), DecodeError> {
-    let (header, body, _) = view_request_in::<S>(frame.into(), Reading::Whole)?;
+    let src = frame.into();
+    index.clear();
+    let walked = walk_request::<S>(src, Reading::Whole, index)?;
+    let (header, body) = walked.views::<RequestHeader, S>(src, index)?;
     Ok((header, body))
 }
 
 #[cfg(feature = "views")]
 #[cfg_attr(docsrs, doc(cfg(feature = "views")))]
 /// [`decode_request_lenient`] without allocating: reads what it reads, refuses what it
-/// refuses, and returns views.
+/// refuses, and returns views, recorded in `index`.
 #[inline]
 pub fn view_request_lenient<'a, S: RequestSet>(
     frame: impl Into<Source<'a>>,
+    index: &'a mut ViewIndex,
 ) -> Result<ViewedRequest<'a, S>, DecodeError> {
     let src = frame.into();
+    index.clear();
     if let Some((key, version)) = key_and_version(src.bytes()) {
         if key == API_VERSIONS_KEY {
             if let Some(api) = S::find(key).filter(|api| !api.versions().contains(version)) {
                 let header_version = api.header_version(version);
-                let (header, header_len) =
-                    view::open::<RequestHeader>(src, header_version, Reading::Prefix)?;
-                let (body, _) = S::open_view(key, Source::new(&[]), 0, Reading::Whole)
-                    .map_err(|e| e.located(0))?;
+                let header =
+                    view::walk::<RequestHeader>(src, header_version, Reading::Prefix, index)?;
+                let empty = Source::new(&[]);
+                let body =
+                    S::walk_view(key, empty, 0, Reading::Whole, index).map_err(|e| e.located(0))?;
+                let walked = WalkedFrame {
+                    key,
+                    header,
+                    body,
+                    body_src: empty,
+                    trailing_bytes: src.bytes().len().saturating_sub(header.len),
+                };
+                let (header, body) = walked.views::<RequestHeader, S>(src, index)?;
                 return Ok(ViewedRequest {
                     header,
                     version: 0,
                     body,
-                    trailing_bytes: src.bytes().len().saturating_sub(header_len),
+                    trailing_bytes: walked.trailing_bytes,
                 });
             }
         }
     }
-    let (header, body, trailing_bytes) = view_request_in::<S>(src, Reading::Prefix)?;
+    let walked = walk_request::<S>(src, Reading::Prefix, index)?;
+    let (header, body) = walked.views::<RequestHeader, S>(src, index)?;
     Ok(ViewedRequest {
         version: header.request_api_version(),
         header,
         body,
-        trailing_bytes,
+        trailing_bytes: walked.trailing_bytes,
     })
 }
 
 #[cfg(feature = "views")]
 #[cfg_attr(docsrs, doc(cfg(feature = "views")))]
-/// The view of a request frame's header, and the bytes of its body, which are not read: for a
-/// proxy that routes on the API, the client or the correlation id and forwards the rest. The
-/// header is checked as [`decode_request_lenient`] checks it; an ApiVersions request at a
-/// version the set lacks has the header version Kafka gives it.
+/// The view of a request frame's header, recorded in `index`, and the bytes of its body, which
+/// are not read: for a proxy that routes on the API, the client or the correlation id and
+/// forwards the rest. The header is checked as [`decode_request_lenient`] checks it; an
+/// ApiVersions request at a version the set lacks has the header version Kafka gives it.
 ///
 /// ```
 /// use kafka_wire::frame;
 /// use kafka_wire::messages::api::RequestBody;
+/// use kafka_wire::view::ViewIndex;
 ///
 /// // Metadata v9 from client "rdkafka", correlation id 3, then its body.
 /// let wire = b"\x00\x03\x00\x09\x00\x00\x00\x03\x00\x07rdkafka\x00\x01\x00\x00";
-/// let (header, body) = frame::peek_request::<RequestBody>(wire)?;
+/// let mut index = ViewIndex::new();
+/// let (header, body) = frame::peek_request::<RequestBody>(wire, &mut index)?;
 /// assert_eq!(header.client_id(), Some("rdkafka"));
 /// assert_eq!(body, b"\x01\x00\x00");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -524,11 +544,23 @@ pub fn view_request_lenient<'a, S: RequestSet>(
 #[inline]
 pub fn peek_request<'a, S: RequestSet>(
     frame: impl Into<Source<'a>>,
+    index: &'a mut ViewIndex,
 ) -> Result<(ViewOf<'a, RequestHeader>, &'a [u8]), DecodeError> {
     let src = frame.into();
     let bytes = src.bytes();
-    let Some((key, version)) = key_and_version(bytes) else {
-        return Err(DecodeError::eof(4, bytes.len()).located(bytes.len()));
+    let header_version = request_header_version::<S>(bytes)?;
+    let (header, header_len) =
+        view::open::<RequestHeader>(src, header_version, Reading::Prefix, index)?;
+    Ok((header, bytes.get(header_len..).unwrap_or_default()))
+}
+
+/// The version of the header of a request frame, from its API key and version, as
+/// [`decode_request_lenient`] reads it: an ApiVersions request at a version the set lacks has
+/// the header version Kafka gives it.
+#[cfg(feature = "views")]
+pub(crate) fn request_header_version<S: RequestSet>(frame: &[u8]) -> Result<i16, DecodeError> {
+    let Some((key, version)) = key_and_version(frame) else {
+        return Err(DecodeError::eof(4, frame.len()).located(frame.len()));
     };
     let api = match api_of(S::APIS, key, version) {
         Ok(api) => api,
@@ -537,9 +569,7 @@ pub fn peek_request<'a, S: RequestSet>(
         }
         Err(kind) => return Err(DecodeError::at(kind, 0)),
     };
-    let (header, header_len) =
-        view::open::<RequestHeader>(src, api.header_version(version), Reading::Prefix)?;
-    Ok((header, bytes.get(header_len..).unwrap_or_default()))
+    Ok(api.header_version(version))
 }
 
 #[cfg(feature = "views")]
@@ -552,95 +582,160 @@ fn key_and_version(frame: &[u8]) -> Option<(i16, i16)> {
     Some((i16::from_be_bytes([k0, k1]), i16::from_be_bytes([v0, v1])))
 }
 
+/// A frame the walk accepted: its header and body, recorded in one index.
 #[cfg(feature = "views")]
-#[cfg_attr(docsrs, doc(cfg(feature = "views")))]
-/// The views of a request frame's header and body, and how many bytes follow the body:
-/// [`read_request`] in place.
-#[inline]
-fn view_request_in<S: RequestSet>(
-    src: Source<'_>,
-    reading: Reading,
-) -> Result<(ViewOf<'_, RequestHeader>, S::View<'_>, usize), DecodeError> {
-    let len = src.bytes().len();
-    let Some((key, version)) = key_and_version(src.bytes()) else {
-        return Err(DecodeError::eof(4, len).located(len));
-    };
-    let api = api_of(S::APIS, key, version).map_err(|kind| DecodeError::at(kind, 0))?;
-    let (header, header_len) =
-        view::open::<RequestHeader>(src, api.header_version(version), Reading::Prefix)?;
-    let (body, body_len) = S::open_view(key, src.split_off(header_len), version, reading)
-        .map_err(|e| e.shifted(header_len))?;
-    Ok((
-        header,
-        body,
-        len.saturating_sub(header_len).saturating_sub(body_len),
-    ))
+#[derive(Clone, Copy)]
+struct WalkedFrame<'a> {
+    key: i16,
+    header: view::Walked,
+    body: view::Walked,
+    /// What the body was walked on: the frame after the header.
+    body_src: Source<'a>,
+    trailing_bytes: usize,
 }
 
 #[cfg(feature = "views")]
-#[cfg_attr(docsrs, doc(cfg(feature = "views")))]
-/// [`decode_response`] without allocating: the views of a response frame's header and body,
-/// for a request of API `key` at `version`.
-#[inline]
-pub fn view_response<'a, S: ResponseSet>(
-    frame: impl Into<Source<'a>>,
-    key: i16,
-    version: i16,
-) -> Result<(ViewOf<'a, ResponseHeader>, S::View<'a>), DecodeError> {
-    let (header, body, _) = view_response_in::<S>(frame.into(), key, version, Reading::Whole)?;
-    Ok((header, body))
-}
-
-#[cfg(feature = "views")]
-#[cfg_attr(docsrs, doc(cfg(feature = "views")))]
-/// [`decode_response_lenient`] without allocating: reads what it reads (an ApiVersions answer
-/// at version 0 included), refuses what it refuses, and returns views.
-#[inline]
-pub fn view_response_lenient<'a, S: ResponseSet>(
-    frame: impl Into<Source<'a>>,
-    key: i16,
-    version: i16,
-) -> Result<ViewedResponse<'a, S>, DecodeError> {
-    let src = frame.into();
-    let viewed = |version: i16| {
-        view_response_in::<S>(src, key, version, Reading::Prefix).map(
-            |(header, body, trailing_bytes)| ViewedResponse {
-                header,
-                version,
-                body,
-                trailing_bytes,
-            },
-        )
-    };
-    match viewed(version) {
-        Err(e) if key == API_VERSIONS_KEY && version != 0 && starts_unsupported(src.bytes()) => {
-            viewed(0).map_err(|_| e)
+impl<'a> WalkedFrame<'a> {
+    /// The views of the header and the body, once both are recorded in `index`.
+    #[inline]
+    fn views<H: Viewable, S: ApiSet>(
+        &self,
+        src: Source<'a>,
+        index: &'a ViewIndex,
+    ) -> Result<(ViewOf<'a, H>, S::View<'a>), DecodeError> {
+        let header = self.header.view::<H>(src, index);
+        match S::walked_view(self.key, self.body, self.body_src, index) {
+            Some(body) => Ok((header, body)),
+            None => Err(DecodeError::at(
+                ErrorKind::UnknownApiKey { key: self.key },
+                0,
+            )),
         }
-        read => read,
     }
 }
 
 #[cfg(feature = "views")]
 #[cfg_attr(docsrs, doc(cfg(feature = "views")))]
-/// The views of a response frame's header and body, and how many bytes follow the body.
+/// Walks a request frame's header and body into `index`: [`read_request`] in place.
 #[inline]
-fn view_response_in<S: ResponseSet>(
-    src: Source<'_>,
+fn walk_request<'a, S: RequestSet>(
+    src: Source<'a>,
+    reading: Reading,
+    index: &mut ViewIndex,
+) -> Result<WalkedFrame<'a>, DecodeError> {
+    let len = src.bytes().len();
+    let Some((key, version)) = key_and_version(src.bytes()) else {
+        return Err(DecodeError::eof(4, len).located(len));
+    };
+    let api = api_of(S::APIS, key, version).map_err(|kind| DecodeError::at(kind, 0))?;
+    walk_frame::<RequestHeader, S>(
+        src,
+        key,
+        api.header_version(version),
+        version,
+        reading,
+        index,
+    )
+}
+
+/// Walks a frame's header of type `H` at `header_version`, then the body of API `key` at
+/// `version` after it.
+#[cfg(feature = "views")]
+#[inline]
+fn walk_frame<'a, H: crate::traits::Message + Viewable, S: ApiSet>(
+    src: Source<'a>,
+    key: i16,
+    header_version: i16,
+    version: i16,
+    reading: Reading,
+    index: &mut ViewIndex,
+) -> Result<WalkedFrame<'a>, DecodeError> {
+    let header = view::walk::<H>(src, header_version, Reading::Prefix, index)?;
+    let body_src = src.split_off(header.len);
+    let body =
+        S::walk_view(key, body_src, version, reading, index).map_err(|e| e.shifted(header.len))?;
+    Ok(WalkedFrame {
+        key,
+        header,
+        body,
+        body_src,
+        trailing_bytes: src
+            .bytes()
+            .len()
+            .saturating_sub(header.len)
+            .saturating_sub(body.len),
+    })
+}
+
+#[cfg(feature = "views")]
+#[cfg_attr(docsrs, doc(cfg(feature = "views")))]
+/// [`decode_response`] without allocating: the views of a response frame's header and body,
+/// for a request of API `key` at `version`, recorded in `index`.
+#[inline]
+pub fn view_response<'a, S: ResponseSet>(
+    frame: impl Into<Source<'a>>,
+    key: i16,
+    version: i16,
+    index: &'a mut ViewIndex,
+) -> Result<(ViewOf<'a, ResponseHeader>, S::View<'a>), DecodeError> {
+    let src = frame.into();
+    index.clear();
+    let walked = walk_response::<S>(src, key, version, Reading::Whole, index)?;
+    walked.views::<ResponseHeader, S>(src, index)
+}
+
+#[cfg(feature = "views")]
+#[cfg_attr(docsrs, doc(cfg(feature = "views")))]
+/// [`decode_response_lenient`] without allocating: reads what it reads (an ApiVersions answer
+/// at version 0 included), refuses what it refuses, and returns views, recorded in `index`.
+#[inline]
+pub fn view_response_lenient<'a, S: ResponseSet>(
+    frame: impl Into<Source<'a>>,
+    key: i16,
+    version: i16,
+    index: &'a mut ViewIndex,
+) -> Result<ViewedResponse<'a, S>, DecodeError> {
+    let src = frame.into();
+    index.clear();
+    let walked = match walk_response::<S>(src, key, version, Reading::Prefix, index) {
+        Err(e) if key == API_VERSIONS_KEY && version != 0 && starts_unsupported(src.bytes()) => {
+            index.clear();
+            walk_response::<S>(src, key, 0, Reading::Prefix, index)
+                .map(|walked| (walked, 0))
+                .map_err(|_| e)?
+        }
+        walked => (walked?, version),
+    };
+    let ((walked, version), index) = (walked, &*index);
+    let (header, body) = walked.views::<ResponseHeader, S>(src, index)?;
+    Ok(ViewedResponse {
+        header,
+        version,
+        body,
+        trailing_bytes: walked.trailing_bytes,
+    })
+}
+
+#[cfg(feature = "views")]
+#[cfg_attr(docsrs, doc(cfg(feature = "views")))]
+/// Walks a response frame's header and body into `index`.
+#[inline]
+fn walk_response<'a, S: ResponseSet>(
+    src: Source<'a>,
     key: i16,
     version: i16,
     reading: Reading,
-) -> Result<(ViewOf<'_, ResponseHeader>, S::View<'_>, usize), DecodeError> {
-    let len = src.bytes().len();
+    index: &mut ViewIndex,
+) -> Result<WalkedFrame<'a>, DecodeError> {
     let api = api_of(S::APIS, key, version).map_err(|kind| DecodeError::at(kind, 0))?;
-    let (header, header_len) =
-        view::open::<ResponseHeader>(src, api.header_version(version), Reading::Prefix)?;
-    let (body, body_len) = S::open_view(key, src.split_off(header_len), version, reading)
-        .map_err(|e| e.shifted(header_len))?;
-    Ok((
-        header,
-        body,
-        len.saturating_sub(header_len).saturating_sub(body_len),
-    ))
+    walk_frame::<ResponseHeader, S>(
+        src,
+        key,
+        api.header_version(version),
+        version,
+        reading,
+        index,
+    )
 }
 
 /// Writes `size`, header and body; the header's API key and version choose the header version

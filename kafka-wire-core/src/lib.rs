@@ -63,7 +63,7 @@ pub use crate::tagged::{RawTaggedField, UnknownTaggedFields};
 pub use crate::traits::{ApiMessage, Decode, Encode, Message};
 pub use crate::types::{KafkaString, Records, Uuid};
 #[cfg(feature = "views")]
-pub use crate::view::View;
+pub use crate::view::{View, ViewIndex};
 pub use bytes;
 pub use kafka_wire_derive::{ApiSet, KafkaMessage};
 pub use kafka_wire_schema::VersionRange;

@@ -13,8 +13,8 @@ pub use crate::tagged::{decode_tagged, TaggedLen, TaggedWriter};
 pub use crate::traits::{ApiMessage, Decode, Encode, Message};
 #[cfg(feature = "views")]
 pub use crate::view::{
-    open as open_view, Array, Cursor, Ints, RawStruct, Reading, Source, TaggedFields, ViewOf,
-    Viewable,
+    open as open_view, walk as walk_view, Array, Cursor, InIndex, Ints, RawStruct, Reader, Reading,
+    Slots, Source, TaggedFields, ViewIndex, ViewOf, Viewable, Walked,
 };
 pub use crate::{DecodeError, EncodeError, UnknownTaggedFields, Uuid, VersionRange};
 pub use bytes::Bytes;
@@ -155,18 +155,22 @@ pub fn decode_tagged_struct_nullable<T: Codec>(
 
 /// Where a struct's view has no field: a field its version lacks, an absent tagged field.
 #[cfg(feature = "views")]
-pub const ABSENT: usize = crate::view::ABSENT;
+pub const ABSENT: u32 = crate::view::ABSENT;
 
-/// Steps over an `Option` field, as [`decode_option`] reads it: where its value starts, or
+/// Steps over an `Option` field, as [`decode_option`] reads it: where its view finds it, or
 /// `NULL`; `None` where decoding fails.
 #[cfg(feature = "views")]
 #[inline]
-pub fn walk_option<T: Viewable>(c: &mut Cursor<'_>, cx: Ctx, nullable: bool) -> Option<usize> {
+pub fn walk_option<T: Viewable>(
+    c: &mut Cursor<'_>,
+    cx: Ctx,
+    index: &mut ViewIndex,
+    nullable: bool,
+) -> Option<u32> {
     if nullable {
-        return T::walk_nullable(c, cx);
+        return T::walk_nullable(c, cx, index);
     }
-    let at = c.pos();
-    T::walk(c, cx).then_some(at)
+    T::walk(c, cx, index)
 }
 
 /// [`walk_option`] in the tagged section, as [`decode_tagged_option`] reads it.
@@ -175,18 +179,18 @@ pub fn walk_option<T: Viewable>(c: &mut Cursor<'_>, cx: Ctx, nullable: bool) -> 
 pub fn walk_tagged_option<T: Viewable>(
     c: &mut Cursor<'_>,
     cx: Ctx,
+    index: &mut ViewIndex,
     nullable: bool,
-) -> Option<usize> {
+) -> Option<u32> {
     if nullable {
-        return T::walk_tagged_nullable(c, cx);
+        return T::walk_tagged_nullable(c, cx, index);
     }
-    let at = c.pos();
-    T::walk(c, cx).then_some(at)
+    T::walk(c, cx, index)
 }
 
 /// The known-tag walk of a struct that knows no tagged field.
 #[cfg(feature = "views")]
-pub fn no_known_tag(_: u32, _: &mut Cursor<'_>) -> Option<bool> {
+pub fn no_known_tag(_: u32, _: &mut Cursor<'_>, _: &mut ViewIndex) -> Option<bool> {
     None
 }
 

@@ -255,26 +255,23 @@
 //!
 //! # What a view is for each field type
 //!
-//! Beside each struct the derive declares its borrowed view, with the struct's visibility: a
-//! `Copy` type with one accessor per field, named as the field, that reads the field from the
-//! bytes the view was opened on (see [`view`](crate::view), and the
-//! [views chapter](crate::guide::views) of the guide). What an accessor hands back depends on
-//! the field's type:
-//!
-//! | field | accessor |
-//! |---|---|
-//! | `bool`, an integer, `f64`, [`Uuid`](crate::Uuid) | the value itself |
-//! | [`KafkaString`](crate::KafkaString) or `String` | `&'a str`, pointing into the input |
-//! | [`Bytes`](bytes::Bytes) or [`Records`](crate::Records) | `&'a [u8]`, pointing into the input; [`Source::to_bytes`](crate::view::Source::to_bytes) makes it a `Bytes` sharing the input when that is a `Bytes` |
-//! | [`IntArray<T>`](crate::IntArray) | [`Ints<'a, T>`](crate::view::Ints), the integers read where they lie |
-//! | `Vec<T>` | [`Array<'a, T>`](crate::view::Array), iterated in order, each element `T`'s accessor value |
-//! | a nested struct `S` | `S`'s view (`SView<'a>`, or the name `S` gave it) |
-//! | `Option<T>` (nullable) | `Option` of what `T` gives; `None` for null |
-//! | the `unknown_tagged_fields` field | [`TaggedFields<'a>`](crate::view::TaggedFields), the unknown fields in wire order |
-//!
-//! A field the version does not have, or a tagged field that was not written, reads as its
-//! default, as decoding gives it. `into_owned()` makes the struct, equal to what
+//! With the `views` feature, the derive also declares, beside each struct, its borrowed view,
+//! with the struct's visibility: a `Copy` type with one accessor per field, named as the field,
+//! that reads the field from the bytes the view was opened on. A field the version does not
+//! have, or a tagged field that was not written, reads as its default, as decoding gives it, and
+//! `into_owned()` makes the struct, equal to what
 //! [`Decode::decode_exact`](crate::Decode::decode_exact) gives for the same bytes.
+#![cfg_attr(
+    feature = "views",
+    doc = "What each accessor returns, for each field type, is in [`view`](crate::view); the \
+[views chapter](crate::guide::views) of the guide shows them at work."
+)]
+#![cfg_attr(
+    not(feature = "views"),
+    doc = "What each accessor returns, for each field type, is in the module `kafka_wire::view`, \
+and the guide's chapter `kafka_wire::guide::views` shows them at work: both are built with the \
+`views` feature."
+)]
 //!
 //! # `view`
 //!
@@ -286,7 +283,7 @@
 //! # // Views need the `views` feature.
 //! # #[cfg(feature = "views")]
 //! # mod example {
-//! use kafka_wire::{Decode, Encode, KafkaMessage, KafkaString, UnknownTaggedFields, View};
+//! use kafka_wire::{Decode, Encode, KafkaMessage, KafkaString, UnknownTaggedFields, View, ViewIndex};
 //!
 //! #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 //! #[kafka(versions = "0-1", flexible = "1+", view = "ShipmentRef")]
@@ -318,7 +315,8 @@
 //! let bytes = shipment.encode_to_bytes(1)?;
 //!
 //! // The renamed view; the nested struct's keeps its default name.
-//! let view: ShipmentRef<'_> = Shipment::view(&bytes, 1)?;
+//! let mut index = ViewIndex::new();
+//! let view: ShipmentRef<'_> = Shipment::view_in(&bytes, 1, &mut index)?;
 //! assert_eq!(view.carrier(), "post");
 //! assert_eq!(view.note(), None);
 //! let parcel: ParcelView<'_> = view.parcels().first().expect("one parcel");

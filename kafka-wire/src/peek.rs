@@ -54,15 +54,8 @@ mod produce {
 
     fn read(body: &[u8], version: i16) -> Option<ProducePeek<'_>> {
         let cx = ProduceRequest::context(version)?;
-        let mut c = Cursor::checking(Source::new(body));
-        let transactional_id = if version >= 3 {
-            match c.string(cx)? {
-                Some(id) => Some(core::str::from_utf8(id).ok()?),
-                None => None,
-            }
-        } else {
-            None
-        };
+        let mut c = Cursor::new(Source::new(body));
+        let transactional_id = if version >= 3 { c.string(cx)? } else { None };
         let acks = i16::from_be_bytes(*c.take(2)?.first_chunk()?);
         let timeout_ms = i32::from_be_bytes(*c.take(4)?.first_chunk()?);
         Some(ProducePeek {

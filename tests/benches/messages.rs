@@ -49,7 +49,7 @@ use compare::Compare;
 use kafka_protocol::protocol::{Decodable, Encodable};
 use kafka_wire::messages::{write_txn_markers_request as req, write_txn_markers_response as resp};
 use kafka_wire::messages::{WriteTxnMarkersRequest, WriteTxnMarkersResponse};
-use kafka_wire::view::{Ints, Source, TaggedFields};
+use kafka_wire::view::{Ints, Source, TaggedFields, ViewIndex};
 use kafka_wire::{
     Decode, Encode, KafkaString, RawTaggedField, Segments, UnknownTaggedFields, Uuid, View,
 };
@@ -73,10 +73,10 @@ const CASES: [&str; 6] = [
 #[derive(Clone, Copy)]
 struct Rows {
     /// Opens the view on the message's bytes and reads every field; gives a sum of what it read.
-    view: fn(&[u8]) -> u64,
+    view: fn(&[u8], &mut ViewIndex) -> u64,
     /// Opens the view and reads the fields that route the message, where the shape has a row
     /// for them.
-    routing: Option<fn(&[u8]) -> u64>,
+    routing: Option<fn(&[u8], &mut ViewIndex) -> u64>,
     vectored: bool,
 }
 
@@ -224,16 +224,6 @@ fn peer_encode<P: Encodable>(value: &P, version: i16) -> Bytes {
     buf.freeze()
 }
 
-/// Runs `read` between the allocation of a buffer of `len` bytes and its release, as a socket
-/// reader allocates a buffer for each frame and frees it once the frame is read. The buffer is
-/// not written: the allocator's state is what it stands for, and the bytes read are the input.
-fn framed<T>(len: usize, read: impl FnOnce() -> T) -> T {
-    let frame = black_box(Vec::<u8>::with_capacity(len));
-    let read = read();
-    drop(frame);
-    read
-}
-
 /// Where two encodings first differ: the message, not a megabyte of hex.
 fn same_bytes(group: &str, what: &str, a: &[u8], b: &[u8]) {
     if a != b {
@@ -288,45 +278,43 @@ where
     let len = input.len();
     let [decode, view_read, routing_read, encode, size, segments] = CASES;
     let peer_decode = || {
-        framed(len, || {
-            drop(black_box(
-                P::decode(&mut black_box(&input).clone(), version).unwrap(),
-            ))
-        })
+        drop(black_box(
+            P::decode(&mut black_box(&input).clone(), version).unwrap(),
+        ))
     };
-    compare.run(
+    compare.framed(
         group,
         decode,
         len,
         || {
-            framed(len, || {
-                drop(black_box(
-                    M::decode(&mut black_box(&input).clone(), version).unwrap(),
-                ))
-            })
+            drop(black_box(
+                M::decode(&mut black_box(&input).clone(), version).unwrap(),
+            ))
         },
         peer_decode,
     );
     // The view opens on the bytes kafka-protocol wrote and gives the value decoding gives.
-    let view = M::view(&input, version).expect("the view opens");
+    let mut index = ViewIndex::new();
+    let view = M::view_in(&input, version, &mut index).expect("the view opens");
     assert!(
         M::from_view(view, Source::from(&input)) == our_value,
         "{group}: the view's value differs"
     );
+    // One index for every call, as a connection keeps one: it has grown to the message above.
     let read = rows.view;
-    compare.run(
+    compare.framed(
         group,
         view_read,
         len,
-        || framed(len, || read(black_box(&input))),
+        || read(black_box(&input), &mut index),
         peer_decode,
     );
     if let Some(route) = rows.routing {
-        compare.run(
+        compare.framed(
             group,
             routing_read,
             len,
-            || framed(len, || route(black_box(&input))),
+            || route(black_box(&input), &mut index),
             peer_decode,
         );
     }
@@ -587,10 +575,10 @@ mod every_field {
         FetchResponse, MetadataResponse, ProduceRequest, WriteTxnMarkersRequest,
         WriteTxnMarkersResponse,
     };
-    use kafka_wire::View;
+    use kafka_wire::{View, ViewIndex};
 
-    pub fn write_txn_markers_request(bytes: &[u8]) -> u64 {
-        let v = WriteTxnMarkersRequest::view(bytes, 1).unwrap();
+    pub fn write_txn_markers_request(bytes: &[u8], index: &mut ViewIndex) -> u64 {
+        let v = WriteTxnMarkersRequest::view_in(bytes, 1, index).unwrap();
         let mut s = Sum::default();
         for m in v.markers() {
             s.int(m.producer_id());
@@ -609,8 +597,8 @@ mod every_field {
         s.0
     }
 
-    pub fn write_txn_markers_response(bytes: &[u8]) -> u64 {
-        let v = WriteTxnMarkersResponse::view(bytes, 1).unwrap();
+    pub fn write_txn_markers_response(bytes: &[u8], index: &mut ViewIndex) -> u64 {
+        let v = WriteTxnMarkersResponse::view_in(bytes, 1, index).unwrap();
         let mut s = Sum::default();
         for m in v.markers() {
             s.int(m.producer_id());
@@ -629,8 +617,8 @@ mod every_field {
         s.0
     }
 
-    pub fn metadata_response(bytes: &[u8]) -> u64 {
-        let v = MetadataResponse::view(bytes, 13).unwrap();
+    pub fn metadata_response(bytes: &[u8], index: &mut ViewIndex) -> u64 {
+        let v = MetadataResponse::view_in(bytes, 13, index).unwrap();
         let mut s = Sum::default();
         s.int(v.throttle_time_ms());
         for b in v.brokers() {
@@ -666,8 +654,8 @@ mod every_field {
         s.0
     }
 
-    pub fn produce_request(bytes: &[u8]) -> u64 {
-        let v = ProduceRequest::view(bytes, 13).unwrap();
+    pub fn produce_request(bytes: &[u8], index: &mut ViewIndex) -> u64 {
+        let v = ProduceRequest::view_in(bytes, 13, index).unwrap();
         let mut s = Sum::default();
         s.opt_str(v.transactional_id());
         s.int(v.acks());
@@ -692,8 +680,8 @@ mod every_field {
         s.tags(e.unknown_tagged_fields());
     }
 
-    pub fn fetch_response(bytes: &[u8]) -> u64 {
-        let v = FetchResponse::view(bytes, 18).unwrap();
+    pub fn fetch_response(bytes: &[u8], index: &mut ViewIndex) -> u64 {
+        let v = FetchResponse::view_in(bytes, 18, index).unwrap();
         let mut s = Sum::default();
         s.int(v.throttle_time_ms());
         s.int(v.error_code());
@@ -746,10 +734,10 @@ mod every_field {
 mod routing {
     use super::Sum;
     use kafka_wire::messages::{FetchResponse, MetadataResponse, ProduceRequest};
-    use kafka_wire::View;
+    use kafka_wire::{View, ViewIndex};
 
-    pub fn produce_request(bytes: &[u8]) -> u64 {
-        let v = ProduceRequest::view(bytes, 13).unwrap();
+    pub fn produce_request(bytes: &[u8], index: &mut ViewIndex) -> u64 {
+        let v = ProduceRequest::view_in(bytes, 13, index).unwrap();
         let mut s = Sum::default();
         s.int(v.acks());
         s.opt_str(v.transactional_id());
@@ -764,8 +752,8 @@ mod routing {
         s.0
     }
 
-    pub fn fetch_response(bytes: &[u8]) -> u64 {
-        let v = FetchResponse::view(bytes, 18).unwrap();
+    pub fn fetch_response(bytes: &[u8], index: &mut ViewIndex) -> u64 {
+        let v = FetchResponse::view_in(bytes, 18, index).unwrap();
         let mut s = Sum::default();
         for t in v.responses() {
             s.uuid(t.topic_id());
@@ -778,8 +766,8 @@ mod routing {
         s.0
     }
 
-    pub fn metadata_response(bytes: &[u8]) -> u64 {
-        let v = MetadataResponse::view(bytes, 13).unwrap();
+    pub fn metadata_response(bytes: &[u8], index: &mut ViewIndex) -> u64 {
+        let v = MetadataResponse::view_in(bytes, 13, index).unwrap();
         let mut s = Sum::default();
         for t in v.topics() {
             s.opt_str(t.name());

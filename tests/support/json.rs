@@ -2,25 +2,40 @@
 //! what we decode with what an independent implementation encoded.
 
 use bytes::Bytes;
-use kafka_wire::{Decode, Encode, KafkaString, Message, Records, UnknownTaggedFields, Uuid, View};
+use kafka_wire::view::{View, ViewIndex};
+use kafka_wire::{Decode, Encode, KafkaString, Message, Records, UnknownTaggedFields, Uuid};
 use serde_json::Value;
+use std::cell::RefCell;
 use std::fmt::Debug;
 
 /// Checks that `M`'s views of `bytes`, from a slice and from `Bytes`, leniently and strictly,
 /// convert to `decoded`, the value decoding `bytes` gave, and that a view from `Bytes` shares
-/// its buffer.
+/// its buffer. The views open into one index per thread, which holds what the messages checked
+/// before recorded, as an index kept by a connection does.
 pub fn views_read<M: Message + View + PartialEq + Debug>(
     decoded: &M,
     bytes: &[u8],
     version: i16,
 ) -> Result<(), String> {
-    let from_slice = M::view(bytes, version).map_err(|e| format!("view: {e}"))?;
+    thread_local! {
+        static INDEX: RefCell<ViewIndex> = const { RefCell::new(ViewIndex::new()) };
+    }
+    INDEX.with_borrow_mut(|index| views_read_in(decoded, bytes, version, index))
+}
+
+fn views_read_in<M: Message + View + PartialEq + Debug>(
+    decoded: &M,
+    bytes: &[u8],
+    version: i16,
+    index: &mut ViewIndex,
+) -> Result<(), String> {
+    let from_slice = M::view_in(bytes, version, index).map_err(|e| format!("view: {e}"))?;
     let owned = M::from_view(from_slice, bytes.into());
     if owned != *decoded {
         return Err(format!("view read {owned:?}\n   decode read {decoded:?}"));
     }
     let shared = Bytes::copy_from_slice(bytes);
-    let view = M::view(&shared, version).map_err(|e| format!("view of Bytes: {e}"))?;
+    let view = M::view_in(&shared, version, index).map_err(|e| format!("view of Bytes: {e}"))?;
     let owned = M::from_view(view, (&shared).into());
     if owned != *decoded {
         return Err(format!(
@@ -28,7 +43,7 @@ pub fn views_read<M: Message + View + PartialEq + Debug>(
         ));
     }
     let strict = M::decode_strict(shared.clone(), version);
-    match (M::view_strict(bytes, version), strict) {
+    match (M::view_strict_in(bytes, version, index), strict) {
         (Ok(view), Ok(value)) if M::from_view(view.clone(), bytes.into()) == value => Ok(()),
         (Err(a), Err(b)) if a == b => Ok(()),
         (view, decoded) => Err(format!(

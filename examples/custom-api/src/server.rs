@@ -12,7 +12,7 @@ use bytes::{Bytes, BytesMut};
 use kafka_wire::frame;
 use kafka_wire::messages::{ApiVersionsRequest, ApiVersionsResponse, ResponseHeader};
 use kafka_wire::negotiate::advertise;
-use kafka_wire::view::Source;
+use kafka_wire::view::{Source, ViewIndex};
 use kafka_wire::{ApiMessage, ApiSet, VersionRange};
 use std::io::{self, Write};
 use std::net::{TcpListener, TcpStream};
@@ -59,8 +59,10 @@ impl Server {
     fn connection(&self, mut stream: TcpStream) -> io::Result<()> {
         let mut buf = BytesMut::new();
         let mut answered = 0;
+        // Every request of the connection is opened into this index.
+        let mut index = ViewIndex::new();
         while let Some(frame) = read_frame(&mut stream, &mut buf)? {
-            let (out, done) = self.answer(frame, &mut answered)?;
+            let (out, done) = self.answer(frame, &mut answered, &mut index)?;
             stream.write_all(&out)?;
             if done {
                 return Ok(());
@@ -70,7 +72,12 @@ impl Server {
     }
 
     /// The frame to send back; `true` when the connection should close after it.
-    fn answer(&self, frame: Bytes, answered: &mut i32) -> io::Result<(BytesMut, bool)> {
+    fn answer(
+        &self,
+        frame: Bytes,
+        answered: &mut i32,
+        index: &mut ViewIndex,
+    ) -> io::Result<(BytesMut, bool)> {
         let (key, version, correlation_id) = peek(&frame).ok_or_else(|| invalid("short frame"))?;
         let speaks = self.speaks();
         let supported = speaks.iter().any(|(k, r)| *k == key && r.contains(version));
@@ -91,7 +98,7 @@ impl Server {
             }
             return Ok((out, true));
         }
-        let (_, body) = frame::view_request::<Requests>(&frame).map_err(invalid)?;
+        let (_, body) = frame::view_request::<Requests>(&frame, index).map_err(invalid)?;
         let response = match body {
             RequestsView::ApiVersions(_) => {
                 println!(

@@ -5,7 +5,7 @@ use custom_api::client::Client;
 use custom_api::messages::{PingRequest, PingResponse, Requests, RequestsView, Responses};
 use custom_api::server::Server;
 use kafka_wire::messages::ApiVersionsRequest;
-use kafka_wire::view::Source;
+use kafka_wire::view::{Source, ViewIndex};
 use kafka_wire::{ApiMessage, ApiSet, Encode, KafkaString, Message, VersionRange};
 use std::net::{SocketAddr, TcpListener};
 use std::thread;
@@ -94,7 +94,10 @@ fn a_ping_is_read_in_place_as_the_server_reads_it() {
         .with_sender(Some(KafkaString::from_static("me")))
         .with_sent_at_ms(5);
     let wire = ping.encode_to_bytes(1).unwrap();
-    let Ok(RequestsView::Ping(view)) = Requests::view(PingRequest::API_KEY, &wire, 1) else {
+    let mut index = ViewIndex::new();
+    let Ok(RequestsView::Ping(view)) =
+        Requests::view_in(PingRequest::API_KEY, &wire, 1, &mut index)
+    else {
         panic!("not a Ping");
     };
     assert_eq!(

@@ -21,7 +21,7 @@ pub(crate) enum LenKind {
 }
 
 impl LenKind {
-    const fn max(self) -> usize {
+    pub(crate) const fn max(self) -> usize {
         match self {
             LenKind::String => i16::MAX as usize,
             // Compact lengths are written as length + 1 in an unsigned varint that Kafka reads

@@ -5,14 +5,15 @@ use super::{CodecError, FrameReader, Response};
 use crate::api::RequestSet;
 use crate::frame::{self, DecodedRequest, ViewedRequest, DEFAULT_MAX_FRAME_SIZE};
 use crate::messages::RequestHeader;
-use crate::{DecodeError, EncodeError, ErrorKind};
+use crate::view::ViewIndex;
+use crate::{Decode, DecodeError, EncodeError, ErrorKind};
 use bytes::{BufMut, Bytes, BytesMut};
 use core::fmt;
 use core::marker::PhantomData;
 use tokio_util::codec::{Decoder, Encoder};
 
 /// A request frame whose header is read and whose body is not: what [`RawServerCodec`]
-/// yields. The server reads the body of the APIs it handles ([`view`](Self::view),
+/// yields. The server reads the body of the APIs it handles ([`view_in`](Self::view_in),
 /// [`decode`](Self::decode)) and forwards the others as they came
 /// ([`frame`](Self::frame), or by writing the `RawRequest` with the codec).
 #[derive(Clone, PartialEq)]
@@ -27,10 +28,11 @@ impl<S: RequestSet> RawRequest<S> {
     /// Reads the header of a frame's contents (as [`frame::split_frame`] returns them), as
     /// [`frame::peek_request`] does, and keeps the rest unread.
     pub fn new(frame: Bytes) -> Result<Self, DecodeError> {
-        let (header, body) = frame::peek_request::<S>(&frame)?;
+        let header_version = frame::request_header_version::<S>(&frame)?;
+        let mut body = frame.clone();
+        // The header's strings share the frame.
+        let header = RequestHeader::decode(&mut body, header_version)?;
         let body_start = frame.len().saturating_sub(body.len());
-        // Opened on the `Bytes`, the header's strings share it.
-        let header = header.into_owned();
         Ok(RawRequest {
             header,
             frame,
@@ -55,9 +57,12 @@ impl<S: RequestSet> RawRequest<S> {
     }
 
     /// The views of the header and the body, read as [`frame::view_request_lenient`] reads
-    /// them; the views' byte fields can share the frame.
-    pub fn view(&self) -> Result<ViewedRequest<'_, S>, DecodeError> {
-        frame::view_request_lenient::<S>(&self.frame)
+    /// them, recorded in `index`; the views' byte fields can share the frame.
+    pub fn view_in<'a>(
+        &'a self,
+        index: &'a mut ViewIndex,
+    ) -> Result<ViewedRequest<'a, S>, DecodeError> {
+        frame::view_request_lenient::<S>(&self.frame, index)
     }
 
     /// The header and the body, decoded as [`frame::decode_request_lenient`] decodes them.
@@ -103,7 +108,8 @@ impl<S> fmt::Debug for RawRequest<S> {
 /// let request = codec.decode(&mut wire)?.expect("a whole frame");
 /// assert_eq!(request.header(), &header);
 /// // Read the body of the APIs this server handles...
-/// let viewed = request.view()?;
+/// let mut index = kafka_wire::view::ViewIndex::new();
+/// let viewed = request.view_in(&mut index)?;
 /// assert!(matches!(viewed.body, RequestBodyView::Metadata(_)));
 /// // ...and pass the others on as they came.
 /// let mut out = BytesMut::new();

@@ -1,6 +1,6 @@
 //! The view of an array: its elements' views, read in order.
 
-use super::cursor::Cursor;
+use super::reader::Reader;
 use super::viewable::Viewable;
 use crate::codec::Ctx;
 use core::fmt;
@@ -10,12 +10,14 @@ use core::marker::PhantomData;
 /// The view of a `Vec<T>` field: an array of `count` elements, each read as `T`'s view
 /// when the iteration reaches it.
 ///
-/// Reading an element finds where the next one starts, so elements are read in order: `iter`
-/// (or a `for` loop), `first`, and `get`, which reads the elements before the one it returns.
+/// Elements are read in order: `iter` (or a `for` loop), `first`, and `get`, which steps over
+/// the elements before the one it returns. An element that is a struct is one record of the
+/// [`ViewIndex`](super::ViewIndex) and the step to the next is one look-up; any other element
+/// is read where it lies.
 ///
 /// ```
 /// use kafka_wire::messages::WriteTxnMarkersRequest;
-/// use kafka_wire::View;
+/// use kafka_wire::view::View;
 ///
 /// // Version 1: two markers (compact count 3), each with producer id, epoch, result, no topics,
 /// // coordinator epoch and an empty tagged section; then the request's tagged section.
@@ -24,7 +26,8 @@ use core::marker::PhantomData;
 ///     bytes.extend([0, 0, 0, 0, 0, 0, 0, id, 0, 1, 1, 1, 0, 0, 0, 5, 0]);
 /// }
 /// bytes.push(0);
-/// let request = WriteTxnMarkersRequest::view(&bytes, 1)?;
+/// let mut index = kafka_wire::view::ViewIndex::new();
+/// let request = WriteTxnMarkersRequest::view_in(&bytes, 1, &mut index)?;
 /// let markers = request.markers();
 /// assert_eq!(markers.len(), 2);
 /// let ids: Vec<i64> = markers.iter().map(|m| m.producer_id()).collect();
@@ -33,8 +36,9 @@ use core::marker::PhantomData;
 /// # Ok::<(), kafka_wire::DecodeError>(())
 /// ```
 pub struct Array<'a, T> {
-    /// At the first element.
-    start: Cursor<'a>,
+    r: Reader<'a>,
+    /// Where the first element is: its position, or its record.
+    first: u32,
     count: usize,
     cx: Ctx,
     _elements: PhantomData<fn() -> T>,
@@ -49,15 +53,22 @@ impl<T> Clone for Array<'_, T> {
 impl<T> Copy for Array<'_, T> {}
 
 impl<'a, T: Viewable> Array<'a, T> {
-    /// The array whose `count` elements start at `start`.
+    /// The array whose `count` elements start at `first`.
     #[inline]
-    pub(crate) fn new(start: Cursor<'a>, count: usize, cx: Ctx) -> Self {
+    pub(crate) fn new(r: Reader<'a>, first: u32, count: usize, cx: Ctx) -> Self {
         Array {
-            start,
+            r,
+            first,
             count,
             cx,
             _elements: PhantomData,
         }
+    }
+
+    /// Where the first element is.
+    #[inline]
+    pub(crate) fn start(&self) -> u32 {
+        self.first
     }
 
     /// The number of elements.
@@ -76,7 +87,8 @@ impl<'a, T: Viewable> Array<'a, T> {
     #[inline]
     pub fn iter(&self) -> Iter<'a, T> {
         Iter {
-            at: self.start,
+            r: self.r,
+            at: self.first,
             left: self.count,
             cx: self.cx,
             _elements: PhantomData,
@@ -89,7 +101,7 @@ impl<'a, T: Viewable> Array<'a, T> {
         self.iter().next()
     }
 
-    /// The element at `index`, reading the elements before it to find it.
+    /// The element at `index`, stepping over the elements before it to find it.
     pub fn get(&self, index: usize) -> Option<T::View<'a>> {
         self.iter().nth(index)
     }
@@ -98,11 +110,7 @@ impl<'a, T: Viewable> Array<'a, T> {
 impl<'a, T: Viewable> Default for Array<'a, T> {
     /// An empty array.
     fn default() -> Self {
-        Array::new(
-            Cursor::skipping(super::Source::default(), 0),
-            0,
-            Ctx::new(0, false),
-        )
+        Array::new(Reader::empty(), 0, 0, Ctx::new(0, false))
     }
 }
 
@@ -124,7 +132,8 @@ impl<'a, T: Viewable> fmt::Debug for Array<'a, T> {
 
 /// The elements of an [`Array`], in order.
 pub struct Iter<'a, T> {
-    at: Cursor<'a>,
+    r: Reader<'a>,
+    at: u32,
     left: usize,
     cx: Ctx,
     _elements: PhantomData<fn() -> T>,
@@ -133,6 +142,7 @@ pub struct Iter<'a, T> {
 impl<T> Clone for Iter<'_, T> {
     fn clone(&self) -> Self {
         Iter {
+            r: self.r,
             at: self.at,
             left: self.left,
             cx: self.cx,
@@ -150,21 +160,14 @@ impl<'a, T: Viewable> Iterator for Iter<'a, T> {
             return None;
         }
         self.left = self.left.wrapping_sub(1);
-        Some(T::view_at(&mut self.at, self.cx))
+        let (view, next) = T::element(self.r, self.at, self.cx);
+        self.at = next;
+        Some(view)
     }
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         (self.left, Some(self.left))
-    }
-
-    fn nth(&mut self, n: usize) -> Option<T::View<'a>> {
-        // Stepping over an element is cheaper than reading its view.
-        for _ in 0..n.min(self.left) {
-            T::walk(&mut self.at, self.cx);
-        }
-        self.left = self.left.saturating_sub(n);
-        self.next()
     }
 }
 

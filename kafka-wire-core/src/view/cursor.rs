@@ -1,52 +1,41 @@
 //! The walker every view shares: it steps over the values of a message, checking them as
-//! decoding does when a view is opened, and only finding where they are afterwards.
+//! decoding does when a view is opened, and reads them where they lie afterwards.
 
+use super::index::{ViewIndex, ABSENT};
 use super::source::Source;
 use crate::codec::Ctx;
 use crate::primitives::bytes::{len_at, LenKind};
 use crate::primitives::varint::uvarint_in_at;
 
-/// A position in a view's [`Source`], and whether values stepped over are checked.
+/// A position in a view's [`Source`].
 ///
-/// Opening a view walks the whole message with a *checking* cursor, which accepts exactly what
+/// Opening a view walks the whole message with a cursor whose steps accept exactly what
 /// [`Codec::decode_value`](crate::codec::Codec::decode_value) accepts: every length and count
 /// against the bytes that remain, every varint, every string's UTF-8, every null where the
-/// version allows one, every tagged section. Views then read with cursors that only step, over
-/// bytes that were checked.
+/// version allows one, every tagged section. Views then read with the same steps, at the
+/// positions the walk recorded, over bytes that were checked.
 ///
 /// A type of your own that is a field of a message implements
 /// [`Viewable`](super::Viewable) with these steps. Each returns `None` or `false` when the
 /// value is not there as it should be; the view then reports the error that decoding gives.
 #[derive(Clone, Copy, Debug)]
 pub struct Cursor<'a> {
+    /// What the cursor may read: the source, or the source up to the end of a tagged field.
     src: Source<'a>,
-    /// The end of what this cursor may read: the source's end, or a tagged field's.
-    end: usize,
     pos: usize,
-    check: bool,
 }
 
 impl<'a> Cursor<'a> {
-    /// A checking cursor at the start of `src`: every step checks its value as decoding does.
+    /// A cursor at the start of `src`.
     #[inline]
-    pub fn checking(src: Source<'a>) -> Self {
-        Cursor {
-            src,
-            end: src.bytes().len(),
-            pos: 0,
-            check: true,
-        }
+    pub fn new(src: Source<'a>) -> Self {
+        Cursor::at(src, 0)
     }
 
-    /// A cursor that steps over checked bytes, from `at`.
+    /// A cursor at byte `pos` of `src`.
     #[inline]
-    pub(crate) fn skipping(src: Source<'a>, at: usize) -> Self {
-        Cursor {
-            src,
-            end: src.bytes().len(),
-            pos: at,
-            check: false,
-        }
+    pub(crate) fn at(src: Source<'a>, pos: usize) -> Self {
+        Cursor { src, pos }
     }
 
     /// Where the cursor is, in bytes from the start of the source.
@@ -55,50 +44,43 @@ impl<'a> Cursor<'a> {
         self.pos
     }
 
+    /// [`pos`](Self::pos) as a view records it. Views open only on inputs whose every position
+    /// fits (`MAX_INPUT`).
+    #[inline(always)]
+    pub fn place(&self) -> u32 {
+        self.pos as u32
+    }
+
     /// The bytes the cursor walks.
     #[inline]
     pub fn source(&self) -> Source<'a> {
         self.src
     }
 
-    /// Whether values are checked, as when a view is opened, or only stepped over.
-    #[inline]
-    pub fn checks(&self) -> bool {
-        self.check
-    }
-
     /// Whether the cursor has reached the end of what it may read.
     #[inline]
     pub fn at_end(&self) -> bool {
-        self.pos >= self.end
+        self.pos >= self.src.bytes().len()
     }
 
     /// What is left to read.
-    #[inline]
+    #[inline(always)]
     pub fn rest(&self) -> &'a [u8] {
-        self.src.bytes().get(self.pos..self.end).unwrap_or_default()
-    }
-
-    /// A cursor like this one, at `at`.
-    #[inline]
-    pub(crate) fn moved_to(&self, at: usize) -> Self {
-        Cursor { pos: at, ..*self }
+        self.src.bytes().get(self.pos..).unwrap_or_default()
     }
 
     /// Steps over `n` bytes, if there are that many.
-    #[inline]
+    #[inline(always)]
     pub fn skip(&mut self, n: usize) -> bool {
-        match self.pos.checked_add(n) {
-            Some(end) if end <= self.end => {
-                self.pos = end;
-                true
-            }
-            _ => false,
+        if n <= self.src.bytes().len().saturating_sub(self.pos) {
+            self.pos = self.pos.wrapping_add(n);
+            return true;
         }
+        false
     }
 
     /// The next `n` bytes, if there are that many.
-    #[inline]
+    #[inline(always)]
     pub fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         let start = self.pos;
         if !self.skip(n) {
@@ -123,36 +105,32 @@ impl<'a> Cursor<'a> {
     }
 
     /// A length or count prefix: `Some(None)` for null. The same rules as decoding's, and the
-    /// same fast path: a prefix that is all there, giving a length that fits.
-    #[inline]
+    /// same fast path: a prefix that is all there, giving a length that fits. The common cases,
+    /// a compact length of one byte and a null, are read here, in the walk of every struct;
+    /// longer lengths out of line.
+    #[inline(always)]
     pub(crate) fn prefix(&mut self, cx: Ctx, kind: LenKind) -> Option<Option<usize>> {
         let rest = self.rest();
-        let (prefix, len): (usize, i64) = if cx.flexible {
-            // Up to three bytes cover nearly every length, records included. A last byte of
-            // zero makes a varint longer than it needs to be, which strict reading refuses:
-            // the slow path decides.
-            match *rest {
-                [b, ..] if b < 0x80 => (1, i64::from(b).wrapping_sub(1)),
-                [b0, b1, ..] if b1 < 0x80 && b1 != 0 => {
-                    let value = i64::from(b0 & 0x7f) | (i64::from(b1) << 7);
-                    (2, value.wrapping_sub(1))
+        if cx.flexible {
+            if let Some(&b) = rest.first() {
+                let n = usize::from(b).wrapping_sub(1);
+                if b < 0x80 && (b == 0 || n < rest.len()) {
+                    self.pos = self.pos.wrapping_add(1);
+                    // Zero is a null: a length of -1, plus one.
+                    return Some((b != 0).then_some(n));
                 }
-                [b0, b1, b2, ..] if b1 >= 0x80 && b2 < 0x80 && b2 != 0 => {
-                    let value =
-                        i64::from(b0 & 0x7f) | (i64::from(b1 & 0x7f) << 7) | (i64::from(b2) << 14);
-                    (3, value.wrapping_sub(1))
-                }
-                _ => return self.prefix_slow(cx, kind),
             }
-        } else if kind == LenKind::String {
+            return self.advance(prefix_varint(rest, cx, kind));
+        }
+        let (prefix, len): (usize, i64) = if kind == LenKind::String {
             match rest.first_chunk::<2>() {
                 Some(b) => (2, i64::from(i16::from_be_bytes(*b))),
-                None => return self.prefix_slow(cx, kind),
+                None => return self.advance(prefix_slow(rest, cx, kind)),
             }
         } else {
             match rest.first_chunk::<4>() {
                 Some(b) => (4, i64::from(i32::from_be_bytes(*b))),
-                None => return self.prefix_slow(cx, kind),
+                None => return self.advance(prefix_slow(rest, cx, kind)),
             }
         };
         match usize::try_from(len) {
@@ -160,33 +138,104 @@ impl<'a> Cursor<'a> {
                 self.pos = self.pos.wrapping_add(prefix);
                 Some(Some(n))
             }
-            _ => self.prefix_slow(cx, kind),
+            _ => self.advance(prefix_slow(rest, cx, kind)),
         }
     }
 
-    #[inline(never)]
-    fn prefix_slow(&mut self, cx: Ctx, kind: LenKind) -> Option<Option<usize>> {
-        let (prefix, len) = len_at(self.rest(), cx, kind).ok()?;
+    /// Moves past a prefix an out-of-line reader read, as `(bytes it takes, length)`. Those
+    /// readers take the bytes rather than the cursor, so that the cursor is never handed to a
+    /// call, and stays in registers through a walk.
+    #[inline(always)]
+    fn advance(&mut self, read: Option<(usize, Option<usize>)>) -> Option<Option<usize>> {
+        let (prefix, len) = read?;
         self.pos = self.pos.wrapping_add(prefix);
         Some(len)
     }
 
-    /// A string's bytes, `Some(None)` for null; a checking cursor also checks that they are
-    /// UTF-8.
-    #[inline]
-    pub fn string(&mut self, cx: Ctx) -> Option<Option<&'a [u8]>> {
+    /// A length or count that the walk accepted, read again by a view: without the checks the
+    /// walk made, as the reader of checked bytes may. A null reads as an empty value.
+    #[inline(always)]
+    pub(crate) fn checked_len(&mut self, cx: Ctx, kind: LenKind) -> usize {
+        let rest = self.rest();
+        if cx.flexible {
+            // Up to three bytes inline: every length a string, an array count or a records field
+            // of up to 2 MiB has.
+            let (prefix, value) = match *rest {
+                [b0, ..] if b0 < 0x80 => (1, usize::from(b0)),
+                [b0, b1, ..] if b1 < 0x80 => (2, usize::from(b0 & 0x7f) | usize::from(b1) << 7),
+                [b0, b1, b2, ..] if b2 < 0x80 => (
+                    3,
+                    usize::from(b0 & 0x7f) | usize::from(b1 & 0x7f) << 7 | usize::from(b2) << 14,
+                ),
+                _ => match uvarint_in_at(rest, cx) {
+                    Ok((value, prefix)) => (prefix, value as usize),
+                    Err(_) => return 0,
+                },
+            };
+            self.pos = self.pos.wrapping_add(prefix);
+            return value.saturating_sub(1);
+        }
+        let (prefix, len) = if kind == LenKind::String {
+            match rest.first_chunk::<2>() {
+                Some(b) => (2, i64::from(i16::from_be_bytes(*b))),
+                None => return 0,
+            }
+        } else {
+            match rest.first_chunk::<4>() {
+                Some(b) => (4, i64::from(i32::from_be_bytes(*b))),
+                None => return 0,
+            }
+        };
+        self.pos = self.pos.wrapping_add(prefix);
+        usize::try_from(len).unwrap_or(0)
+    }
+
+    /// A string that the walk accepted, read again by a view; empty for a null.
+    #[inline(always)]
+    pub(crate) fn checked_str(&mut self, cx: Ctx) -> &'a str {
+        let len = self.checked_len(cx, LenKind::String);
+        self.take(len)
+            .and_then(|bytes| core::str::from_utf8(bytes).ok())
+            .unwrap_or_default()
+    }
+
+    /// Bytes that the walk accepted, read again by a view; empty for a null.
+    #[inline(always)]
+    pub(crate) fn checked_bytes(&mut self, cx: Ctx) -> &'a [u8] {
+        let len = self.checked_len(cx, LenKind::Bytes);
+        self.take(len).unwrap_or_default()
+    }
+
+    /// An array's count that the walk accepted, read again by a view; 0 for a null.
+    #[inline(always)]
+    pub(crate) fn checked_count(&mut self, cx: Ctx) -> usize {
+        self.checked_len(cx, LenKind::Array)
+    }
+
+    /// A string, `Some(None)` for null; `None` where its bytes are not UTF-8.
+    #[inline(always)]
+    pub fn string(&mut self, cx: Ctx) -> Option<Option<&'a str>> {
         let Some(len) = self.prefix(cx, LenKind::String)? else {
             return Some(None);
         };
         let bytes = self.take(len)?;
-        if self.check && core::str::from_utf8(bytes).is_err() {
-            return None;
-        }
-        Some(Some(bytes))
+        core::str::from_utf8(bytes).ok().map(Some)
+    }
+
+    /// Steps over a string, `Some(false)` for null; `None` where its bytes are not UTF-8. What
+    /// the walk checks: nearly every string Kafka carries (names, ids, hosts) is ASCII, checked
+    /// inline.
+    #[inline(always)]
+    pub(crate) fn skip_string(&mut self, cx: Ctx) -> Option<bool> {
+        let Some(len) = self.prefix(cx, LenKind::String)? else {
+            return Some(false);
+        };
+        let bytes = self.take(len)?;
+        (bytes.is_ascii() || core::str::from_utf8(bytes).is_ok()).then_some(true)
     }
 
     /// A run of bytes (`bytes` or `records`), `Some(None)` for null.
-    #[inline]
+    #[inline(always)]
     pub fn bytes(&mut self, cx: Ctx) -> Option<Option<&'a [u8]>> {
         match self.prefix(cx, LenKind::Bytes)? {
             Some(len) => self.take(len).map(Some),
@@ -196,14 +245,14 @@ impl<'a> Cursor<'a> {
 
     /// An array's element count, `Some(None)` for null. The count is at most the bytes that
     /// remain, as decoding requires.
-    #[inline]
+    #[inline(always)]
     pub fn count(&mut self, cx: Ctx) -> Option<Option<usize>> {
         self.prefix(cx, LenKind::Array)
     }
 
     /// The elements of an array of `count` values of `size` bytes each: all of them must be
     /// there, as decoding requires.
-    #[inline]
+    #[inline(always)]
     pub fn fixed_elements(&mut self, count: usize, size: usize) -> Option<&'a [u8]> {
         self.take(count.checked_mul(size)?)
     }
@@ -225,31 +274,38 @@ impl<'a> Cursor<'a> {
     }
 
     /// The tagged section at the cursor. `known` walks a field whose tag the struct knows in
-    /// this version, from a cursor that ends with the field, and returns whether it was
-    /// accepted; `None` means the tag is not known here. Unknown tags are kept by a struct that
-    /// `keeps_unknown`, and refused by any other, as decoding does.
-    #[inline]
+    /// this version, from a cursor that ends with the field, recording it in `index`, and
+    /// returns whether it was accepted; `None` means the tag is not known here. Unknown tags are
+    /// kept by a struct that `keeps_unknown`, and refused by any other, as decoding does.
+    ///
+    /// Says where the section is, for the view of its unknown fields: `ABSENT` for a section
+    /// with no field, which is nearly every section; `None` where decoding would fail.
+    #[inline(always)]
     pub fn tagged(
         &mut self,
         cx: Ctx,
         keeps_unknown: bool,
-        known: &mut dyn FnMut(u32, &mut Cursor<'a>) -> Option<bool>,
-    ) -> bool {
-        // Nearly every section is empty: one zero byte.
+        index: &mut ViewIndex,
+        known: &mut dyn FnMut(u32, &mut Cursor<'a>, &mut ViewIndex) -> Option<bool>,
+    ) -> Option<u32> {
+        // An empty section is one zero byte.
         if self.rest().first() == Some(&0) {
             self.pos = self.pos.wrapping_add(1);
-            return true;
+            return Some(ABSENT);
         }
-        self.tagged_fields(cx, keeps_unknown, known).is_some()
+        let at = self.place();
+        *self = self.tagged_fields(cx, keeps_unknown, index, known)?;
+        Some(at)
     }
 
     #[inline(never)]
     fn tagged_fields(
-        &mut self,
+        mut self,
         cx: Ctx,
         keeps_unknown: bool,
-        known: &mut dyn FnMut(u32, &mut Cursor<'a>) -> Option<bool>,
-    ) -> Option<()> {
+        index: &mut ViewIndex,
+        known: &mut dyn FnMut(u32, &mut Cursor<'a>, &mut ViewIndex) -> Option<bool>,
+    ) -> Option<Cursor<'a>> {
         let count = self.uvarint(cx)?;
         // Each field takes at least two bytes (tag and size).
         if count as usize > self.rest().len() / 2 {
@@ -270,11 +326,10 @@ impl<'a> Cursor<'a> {
                 return None;
             }
             let mut field = Cursor {
-                end: self.pos,
+                src: self.src.truncated(self.pos),
                 pos: start,
-                ..*self
             };
-            match known(tag, &mut field) {
+            match known(tag, &mut field, index) {
                 // A known field uses its bytes exactly.
                 Some(true) if field.at_end() => {}
                 Some(_) => return None,
@@ -282,6 +337,36 @@ impl<'a> Cursor<'a> {
                 None => return None,
             }
         }
-        Some(())
+        Some(self)
     }
+}
+
+/// A compact length of more than one byte at the front of `rest`, as `(bytes it takes,
+/// length)`. Two and three bytes cover nearly every other length, records included; what they
+/// do not (a varint with a last byte of zero, which strict reading refuses; a string past the
+/// longest Kafka allows) the slow path decides.
+#[inline(never)]
+fn prefix_varint(rest: &[u8], cx: Ctx, kind: LenKind) -> Option<(usize, Option<usize>)> {
+    let (prefix, value) = match *rest {
+        [b0, b1, ..] if b0 >= 0x80 && b1 < 0x80 && b1 != 0 => {
+            (2, usize::from(b0 & 0x7f) | (usize::from(b1) << 7))
+        }
+        [b0, b1, b2, ..] if b0 >= 0x80 && b1 >= 0x80 && b2 < 0x80 && b2 != 0 => {
+            let value =
+                usize::from(b0 & 0x7f) | (usize::from(b1 & 0x7f) << 7) | (usize::from(b2) << 14);
+            (3, value)
+        }
+        _ => return prefix_slow(rest, cx, kind),
+    };
+    let n = value.wrapping_sub(1);
+    if n <= kind.max() && n <= rest.len().saturating_sub(prefix) {
+        return Some((prefix, Some(n)));
+    }
+    prefix_slow(rest, cx, kind)
+}
+
+/// Every rule of a prefix at the front of `rest`, as `(bytes it takes, length)`.
+#[inline(never)]
+fn prefix_slow(rest: &[u8], cx: Ctx, kind: LenKind) -> Option<(usize, Option<usize>)> {
+    len_at(rest, cx, kind).ok()
 }

@@ -3,8 +3,10 @@
 
 use super::array::Array;
 use super::cursor::Cursor;
+use super::index::{ViewIndex, NULL};
+use super::reader::Reader;
 use super::source::Source;
-use super::viewable::{Viewable, NULL};
+use super::viewable::Viewable;
 use crate::codec::Ctx;
 use crate::int_array::Ints;
 use crate::int_array::{Int, IntArray};
@@ -17,15 +19,24 @@ macro_rules! fixed {
         impl Viewable for $ty {
             type View<'a> = $ty;
 
-            #[inline]
-            fn walk(c: &mut Cursor<'_>, _: Ctx) -> bool {
-                c.skip(core::mem::size_of::<$ty>())
+            #[inline(always)]
+            fn walk(c: &mut Cursor<'_>, _: Ctx, _: &mut ViewIndex) -> Option<u32> {
+                let at = c.place();
+                c.skip(core::mem::size_of::<$ty>()).then_some(at)
             }
 
             #[inline]
             fn view_at<'a>(c: &mut Cursor<'a>, _: Ctx) -> $ty {
                 match c.take(core::mem::size_of::<$ty>()).and_then(|b| b.try_into().ok()) {
                     Some(bytes) => <$ty>::from_be_bytes(bytes),
+                    None => <$ty>::default(),
+                }
+            }
+
+            #[inline]
+            fn view_found<'a>(r: Reader<'a>, at: u32, _: Ctx) -> $ty {
+                match r.fixed::<{ core::mem::size_of::<$ty>() }>(at) {
+                    Some(bytes) => <$ty>::from_be_bytes(*bytes),
                     None => <$ty>::default(),
                 }
             }
@@ -49,9 +60,10 @@ fixed!(i8, i16, u16, i32, u32, i64, f64);
 impl Viewable for bool {
     type View<'a> = bool;
 
-    #[inline]
-    fn walk(c: &mut Cursor<'_>, _: Ctx) -> bool {
-        c.skip(1)
+    #[inline(always)]
+    fn walk(c: &mut Cursor<'_>, _: Ctx, _: &mut ViewIndex) -> Option<u32> {
+        let at = c.place();
+        c.skip(1).then_some(at)
     }
 
     #[inline]
@@ -73,9 +85,10 @@ impl Viewable for bool {
 impl Viewable for Uuid {
     type View<'a> = Uuid;
 
-    #[inline]
-    fn walk(c: &mut Cursor<'_>, _: Ctx) -> bool {
-        c.skip(16)
+    #[inline(always)]
+    fn walk(c: &mut Cursor<'_>, _: Ctx, _: &mut ViewIndex) -> Option<u32> {
+        let at = c.place();
+        c.skip(16).then_some(at)
     }
 
     #[inline]
@@ -97,49 +110,34 @@ impl Viewable for Uuid {
     }
 }
 
-/// The steps of a length-prefixed value that may be null, for `walk_nullable`: `step` reads
-/// the prefix and the contents, `None` for null.
-#[inline]
-fn nullable<'a, T>(
-    c: &mut Cursor<'a>,
-    step: impl FnOnce(&mut Cursor<'a>) -> Option<Option<T>>,
-) -> Option<usize> {
-    let at = c.pos();
-    match step(c)? {
-        Some(_) => Some(at),
-        None => Some(NULL),
-    }
-}
-
 /// The views of `String` and `KafkaString`: the string in place.
 macro_rules! string {
     ($($ty:ty => $owned:expr),*) => {$(
         impl Viewable for $ty {
             type View<'a> = &'a str;
 
-            #[inline]
-            fn walk(c: &mut Cursor<'_>, cx: Ctx) -> bool {
-                matches!(c.string(cx), Some(Some(_)))
+            #[inline(always)]
+            fn walk(c: &mut Cursor<'_>, cx: Ctx, _: &mut ViewIndex) -> Option<u32> {
+                let at = c.place();
+                c.skip_string(cx)?.then_some(at)
             }
 
-            #[inline]
-            fn walk_nullable(c: &mut Cursor<'_>, cx: Ctx) -> Option<usize> {
-                nullable(c, |c| c.string(cx))
+            #[inline(always)]
+            fn walk_nullable(c: &mut Cursor<'_>, cx: Ctx, _: &mut ViewIndex) -> Option<u32> {
+                let at = c.place();
+                Some(if c.skip_string(cx)? { at } else { NULL })
             }
 
-            #[inline]
-            fn walk_tagged_nullable(c: &mut Cursor<'_>, cx: Ctx) -> Option<usize> {
-                Self::walk_nullable(c, cx)
+            #[inline(always)]
+            fn walk_tagged_nullable(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex) -> Option<u32> {
+                Self::walk_nullable(c, cx, index)
             }
 
             /// The string was checked when the view opened; checking again is what lets safe
             /// code hand it out as `str`.
             #[inline]
             fn view_at<'a>(c: &mut Cursor<'a>, cx: Ctx) -> &'a str {
-                match c.string(cx) {
-                    Some(Some(bytes)) => core::str::from_utf8(bytes).unwrap_or_default(),
-                    _ => "",
-                }
+                c.checked_str(cx)
             }
 
             #[inline]
@@ -166,27 +164,27 @@ macro_rules! bytes {
         impl Viewable for $ty {
             type View<'a> = &'a [u8];
 
-            #[inline]
-            fn walk(c: &mut Cursor<'_>, cx: Ctx) -> bool {
-                matches!(c.bytes(cx), Some(Some(_)))
+            #[inline(always)]
+            fn walk(c: &mut Cursor<'_>, cx: Ctx, _: &mut ViewIndex) -> Option<u32> {
+                let at = c.place();
+                c.bytes(cx)??;
+                Some(at)
             }
 
-            #[inline]
-            fn walk_nullable(c: &mut Cursor<'_>, cx: Ctx) -> Option<usize> {
-                nullable(c, |c| c.bytes(cx))
+            #[inline(always)]
+            fn walk_nullable(c: &mut Cursor<'_>, cx: Ctx, _: &mut ViewIndex) -> Option<u32> {
+                let at = c.place();
+                Some(if c.bytes(cx)?.is_some() { at } else { NULL })
             }
 
-            #[inline]
-            fn walk_tagged_nullable(c: &mut Cursor<'_>, cx: Ctx) -> Option<usize> {
-                Self::walk_nullable(c, cx)
+            #[inline(always)]
+            fn walk_tagged_nullable(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex) -> Option<u32> {
+                Self::walk_nullable(c, cx, index)
             }
 
             #[inline]
             fn view_at<'a>(c: &mut Cursor<'a>, cx: Ctx) -> &'a [u8] {
-                match c.bytes(cx) {
-                    Some(Some(bytes)) => bytes,
-                    _ => &[],
-                }
+                c.checked_bytes(cx)
             }
 
             #[inline]
@@ -207,62 +205,109 @@ bytes! {
     Records => Records::from
 }
 
-/// Steps over an array's elements after its count. Elements of a fixed size must all be there
-/// before any is read, as decoding requires; a checking cursor then checks each one, and a
-/// cursor that only steps steps over them at once.
-#[inline]
-fn elements<T: Viewable>(c: &mut Cursor<'_>, cx: Ctx, count: usize) -> bool {
+/// Steps over an array's `count` elements after its count, recording those that are indexed.
+/// Elements of a fixed size must all be there before any is read, as decoding requires; each
+/// is then checked.
+#[inline(always)]
+fn elements<T: Viewable>(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex, count: usize) -> bool {
     if let Some(size) = T::FIXED_LEN {
-        let start = c.pos();
-        if c.fixed_elements(count, size).is_none() {
+        if count
+            .checked_mul(size)
+            .is_none_or(|len| len > c.rest().len())
+        {
             return false;
         }
-        if !c.checks() {
-            return true;
-        }
-        *c = c.moved_to(start);
     }
-    (0..count).all(|_| T::walk(c, cx))
+    (0..count).all(|_| T::walk(c, cx, index).is_some())
+}
+
+/// Walks an array after its count, and says where its view finds it: at `at`, its position,
+/// when its elements are found by position; otherwise at its record in the index, two words
+/// (the count, and where the record after its elements' starts) before its elements' records.
+#[inline(always)]
+fn array<T: Viewable>(
+    c: &mut Cursor<'_>,
+    cx: Ctx,
+    index: &mut ViewIndex,
+    at: u32,
+    count: usize,
+) -> Option<u32> {
+    if !T::INDEXED {
+        return elements::<T>(c, cx, index, count).then_some(at);
+    }
+    // The count is at most the input's length, which fits.
+    let record = index.push(&[count as u32, NULL]);
+    if !elements::<T>(c, cx, index, count) {
+        return None;
+    }
+    let next = index.next();
+    index.set(record, 1, next);
+    Some(record)
 }
 
 impl<T: Viewable> Viewable for Vec<T> {
     type View<'a> = Array<'a, T>;
 
-    #[inline]
-    fn walk(c: &mut Cursor<'_>, cx: Ctx) -> bool {
-        match c.count(cx) {
-            Some(Some(count)) => elements::<T>(c, cx, count),
-            _ => false,
-        }
+    const INDEXED: bool = T::INDEXED;
+
+    #[inline(always)]
+    fn walk(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex) -> Option<u32> {
+        let at = c.place();
+        let count = c.count(cx)??;
+        array::<T>(c, cx, index, at, count)
     }
 
-    #[inline]
-    fn walk_nullable(c: &mut Cursor<'_>, cx: Ctx) -> Option<usize> {
-        let at = c.pos();
+    #[inline(always)]
+    fn walk_nullable(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex) -> Option<u32> {
+        let at = c.place();
         match c.count(cx)? {
-            Some(count) => elements::<T>(c, cx, count).then_some(at),
+            Some(count) => array::<T>(c, cx, index, at, count),
             None => Some(NULL),
         }
     }
 
-    #[inline]
-    fn walk_tagged_nullable(c: &mut Cursor<'_>, cx: Ctx) -> Option<usize> {
-        Self::walk_nullable(c, cx)
+    #[inline(always)]
+    fn walk_tagged_nullable(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex) -> Option<u32> {
+        Self::walk_nullable(c, cx, index)
     }
 
+    /// An array of elements found by position, at the cursor; an indexed one is not read this
+    /// way.
     #[inline]
     fn view_at<'a>(c: &mut Cursor<'a>, cx: Ctx) -> Array<'a, T> {
-        let count = c.count(cx).flatten().unwrap_or(0);
-        let array = Array::new(*c, count, cx);
-        elements::<T>(c, cx, count);
-        array
+        if T::INDEXED {
+            return Array::default();
+        }
+        let r = Reader::unindexed(c.source());
+        let at = c.place();
+        let (view, next) = Self::element(r, at, cx);
+        *c = r.cursor(next);
+        view
     }
 
-    /// The array is read later, element by element: nothing to step over now.
     #[inline]
-    fn view_from<'a>(mut c: Cursor<'a>, cx: Ctx) -> Array<'a, T> {
-        let count = c.count(cx).flatten().unwrap_or(0);
-        Array::new(c, count, cx)
+    fn view_found<'a>(r: Reader<'a>, at: u32, cx: Ctx) -> Array<'a, T> {
+        if T::INDEXED {
+            return Array::new(r, at.wrapping_add(2), r.word(at) as usize, cx);
+        }
+        let mut c = r.cursor(at);
+        let count = c.checked_count(cx);
+        Array::new(r, c.place(), count, cx)
+    }
+
+    /// An array in an array: after an indexed one, the record its header points to; after one
+    /// found by position, the position after its last element.
+    #[inline]
+    fn element<'a>(r: Reader<'a>, at: u32, cx: Ctx) -> (Array<'a, T>, u32) {
+        let view = Self::view_found(r, at, cx);
+        if T::INDEXED {
+            return (view, r.word(at.wrapping_add(1)));
+        }
+        let mut next = view.start();
+        for _ in 0..view.len() {
+            next = T::element(r, next, cx).1;
+        }
+        (view, next)
     }
 
     #[inline]
@@ -275,33 +320,44 @@ impl<T: Viewable> Viewable for Vec<T> {
     }
 }
 
+/// An array of integers' count and values, `Some(None)` for null.
+#[inline(always)]
+fn ints<'a, T: Int>(c: &mut Cursor<'a>, cx: Ctx) -> Option<Option<&'a [u8]>> {
+    match c.count(cx)? {
+        Some(count) => c.fixed_elements(count, T::SIZE).map(Some),
+        None => Some(None),
+    }
+}
+
 impl<T: Int> Viewable for IntArray<T> {
     type View<'a> = Ints<'a, T>;
 
-    #[inline]
-    fn walk(c: &mut Cursor<'_>, cx: Ctx) -> bool {
-        match c.count(cx) {
-            Some(Some(count)) => c.fixed_elements(count, T::SIZE).is_some(),
-            _ => false,
-        }
+    #[inline(always)]
+    fn walk(c: &mut Cursor<'_>, cx: Ctx, _: &mut ViewIndex) -> Option<u32> {
+        let at = c.place();
+        let count = c.count(cx)??;
+        c.fixed_elements(count, T::SIZE)?;
+        Some(at)
     }
 
-    #[inline]
-    fn walk_nullable(c: &mut Cursor<'_>, cx: Ctx) -> Option<usize> {
-        nullable(c, |c| match c.count(cx)? {
-            Some(count) => c.fixed_elements(count, T::SIZE).map(Some),
-            None => Some(None),
+    #[inline(always)]
+    fn walk_nullable(c: &mut Cursor<'_>, cx: Ctx, _: &mut ViewIndex) -> Option<u32> {
+        let at = c.place();
+        Some(if ints::<T>(c, cx)?.is_some() {
+            at
+        } else {
+            NULL
         })
     }
 
-    #[inline]
-    fn walk_tagged_nullable(c: &mut Cursor<'_>, cx: Ctx) -> Option<usize> {
-        Self::walk_nullable(c, cx)
+    #[inline(always)]
+    fn walk_tagged_nullable(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex) -> Option<u32> {
+        Self::walk_nullable(c, cx, index)
     }
 
     #[inline]
     fn view_at<'a>(c: &mut Cursor<'a>, cx: Ctx) -> Ints<'a, T> {
-        let count = c.count(cx).flatten().unwrap_or(0);
+        let count = c.checked_count(cx);
         Ints::new(c.fixed_elements(count, T::SIZE).unwrap_or_default())
     }
 

@@ -1,65 +1,97 @@
-//! What a struct's view holds: where each of its fields starts.
+//! What a struct's view holds: its record in the index, where each of its fields is.
 
 use super::cursor::Cursor;
+use super::index::{ViewIndex, ABSENT, NULL};
+use super::reader::Reader;
 use super::source::Source;
-use super::viewable::{Viewable, ABSENT, NULL};
+use super::viewable::Viewable;
 use crate::codec::Ctx;
 use crate::fields::FieldInfo;
 use crate::{RawTaggedField, UnknownTaggedFields};
 use core::fmt;
 
-/// The place of a struct in a view's source: where each of its `N - 1` fields starts, and
-/// where its tagged section does. Every view `#[derive(KafkaMessage)]` writes wraps one; its
-/// accessors read through it. Not part of the public API.
+/// A struct in a view: its record in the index, which holds, for each of its `N - 1` fields,
+/// where the field's view finds it (a position in the input, a record of the index, `ABSENT` or
+/// `NULL`), and last where its tagged section starts. A struct that holds indexed values (its
+/// record is followed by theirs) has one word more, where the next record starts. Every view
+/// `#[derive(KafkaMessage)]` writes wraps one; its accessors read through it. Not part of the
+/// public API.
 #[doc(hidden)]
 #[derive(Clone, Copy)]
 pub struct RawStruct<'a, const N: usize> {
-    src: Source<'a>,
+    r: Reader<'a>,
+    /// The record's first word.
+    at: u32,
     cx: Ctx,
-    /// Per field, its start, `ABSENT` or `NULL`; last, the tagged section's start or `ABSENT`.
-    at: [usize; N],
 }
 
 impl<'a, const N: usize> RawStruct<'a, N> {
-    /// A struct whose fields start at `at`.
-    #[inline]
-    pub fn new(src: Source<'a>, cx: Ctx, at: [usize; N]) -> Self {
-        RawStruct { src, cx, at }
-    }
-
-    /// The struct at the cursor, located by `walk` (a struct's generated walk), which checks it
-    /// too when the cursor checks; `None` where it refuses.
-    #[inline]
-    pub fn walked(
-        c: &mut Cursor<'a>,
+    /// Walks a struct that holds no indexed value (a leaf) at the cursor with `walk` (its
+    /// generated walk, which notes where each field is), records it, and says where the record
+    /// is; `None` where decoding would fail. Nothing is recorded while the fields are walked,
+    /// so the record is made on the stack and goes into the index whole.
+    #[inline(always)]
+    pub fn walk_leaf(
+        c: &mut Cursor<'_>,
         cx: Ctx,
-        walk: impl FnOnce(&mut Cursor<'a>, Ctx, &mut [usize; N]) -> bool,
-    ) -> Option<Self> {
-        let mut at = [ABSENT; N];
-        if !walk(c, cx, &mut at) {
+        index: &mut ViewIndex,
+        walk: impl FnOnce(&mut Cursor<'_>, Ctx, &mut ViewIndex, &mut [u32; N]) -> bool,
+    ) -> Option<u32> {
+        let mut slots = [ABSENT; N];
+        if !walk(c, cx, index, &mut slots) {
             return None;
         }
-        Some(RawStruct {
-            src: c.source(),
-            cx,
-            at,
-        })
+        Some(index.push(&slots))
+    }
+
+    /// [`walk_leaf`](Self::walk_leaf) for a struct that holds indexed values: its record is made
+    /// first, so that it comes before theirs, and written as the walk goes; one more word,
+    /// written last, says where the record after its own and theirs starts.
+    #[inline(always)]
+    pub fn walk_node(
+        c: &mut Cursor<'_>,
+        cx: Ctx,
+        index: &mut ViewIndex,
+        walk: impl FnOnce(&mut Cursor<'_>, Ctx, &mut ViewIndex, &mut InIndex) -> bool,
+    ) -> Option<u32> {
+        let at = index.push_absent(N.saturating_add(1));
+        if !walk(c, cx, index, &mut InIndex(at)) {
+            return None;
+        }
+        let next = index.next();
+        index.set(at, N, next);
+        Some(at)
+    }
+
+    /// The struct whose record is at `at`.
+    #[inline]
+    pub fn view(r: Reader<'a>, at: u32, cx: Ctx) -> Self {
+        RawStruct { r, at, cx }
+    }
+
+    /// The struct whose record is at `at`, as an element of an array, and where the next
+    /// element's record is.
+    #[inline]
+    pub fn element(r: Reader<'a>, at: u32, cx: Ctx, leaf: bool) -> (Self, u32) {
+        let end = at.wrapping_add(N as u32);
+        let next = if leaf { end } else { r.word(end) };
+        (RawStruct { r, at, cx }, next)
     }
 
     /// A struct that is not there: every field reads as its default.
     #[inline]
     pub fn absent() -> Self {
         RawStruct {
-            src: Source::default(),
+            r: Reader::empty(),
+            at: ABSENT,
             cx: Ctx::new(0, false),
-            at: [ABSENT; N],
         }
     }
 
     /// What the view was opened on.
     #[inline]
     pub fn source(&self) -> Source<'a> {
-        self.src
+        self.r.source()
     }
 
     /// The context the struct was read in.
@@ -79,32 +111,37 @@ impl<'a, const N: usize> RawStruct<'a, N> {
         }
     }
 
+    /// Where field `i` is (the tagged section's start for `N - 1`).
     #[inline]
-    fn at(&self, i: usize) -> usize {
-        self.at.get(i).copied().unwrap_or(ABSENT)
+    fn slot(&self, i: usize) -> u32 {
+        // An absent struct reads no words: every field is `ABSENT`.
+        if i >= N {
+            return ABSENT;
+        }
+        self.r.word(self.at.wrapping_add(i as u32))
     }
 
     /// Whether field `i` is there: neither lacking in the version nor an absent tagged field.
     #[inline]
     pub fn has(&self, i: usize) -> bool {
-        self.at(i) != ABSENT
+        self.slot(i) != ABSENT
     }
 
     /// Field `i`, which is never null; [`Viewable::empty`] when it is not there.
     #[inline]
     pub fn field<T: Viewable>(&self, i: usize) -> T::View<'a> {
-        match self.at(i) {
+        match self.slot(i) {
             ABSENT | NULL => T::empty(),
-            at => T::view_from(Cursor::skipping(self.src, at), self.cx),
+            at => T::view_found(self.r, at, self.cx),
         }
     }
 
     /// Field `i`, or `default` when it is not there.
     #[inline]
     pub fn field_or<T: Viewable>(&self, i: usize, default: T::View<'a>) -> T::View<'a> {
-        match self.at(i) {
+        match self.slot(i) {
             ABSENT | NULL => default,
-            at => T::view_from(Cursor::skipping(self.src, at), self.cx),
+            at => T::view_found(self.r, at, self.cx),
         }
     }
 
@@ -115,33 +152,35 @@ impl<'a, const N: usize> RawStruct<'a, N> {
         i: usize,
         absent: Option<T::View<'a>>,
     ) -> Option<T::View<'a>> {
-        match self.at(i) {
+        match self.slot(i) {
             ABSENT => absent,
             NULL => None,
-            at => Some(T::view_from(Cursor::skipping(self.src, at), self.cx)),
+            at => Some(T::view_found(self.r, at, self.cx)),
         }
     }
 
     /// Field `i`, owned.
     #[inline]
     pub fn owned<T: Viewable>(&self, i: usize) -> T {
-        T::from_view(self.field::<T>(i), self.src)
+        T::from_view(self.field::<T>(i), self.source())
     }
 
     /// Field `i` where it may be null, owned.
     #[inline]
     pub fn owned_option<T: Viewable>(&self, i: usize) -> Option<T> {
-        self.option::<T>(i, None).map(|v| T::from_view(v, self.src))
+        self.option::<T>(i, None)
+            .map(|v| T::from_view(v, self.source()))
     }
 
     /// The fields of the tagged section whose tags `known` does not claim in this version.
     #[inline]
     pub fn unknown(&self, known: &'static [FieldInfo]) -> TaggedFields<'a> {
+        let section = match N.checked_sub(1).map(|last| self.slot(last)) {
+            Some(at) if at != ABSENT => self.source().bytes().get(at as usize..),
+            _ => None,
+        };
         TaggedFields {
-            section: match self.at.last() {
-                Some(&at) if at != ABSENT => Some(Cursor::skipping(self.src, at)),
-                _ => None,
-            },
+            section: section.unwrap_or_default(),
             cx: self.cx,
             known,
         }
@@ -150,13 +189,43 @@ impl<'a, const N: usize> RawStruct<'a, N> {
     /// [`unknown`](Self::unknown), owned.
     pub fn unknown_owned(&self, known: &'static [FieldInfo]) -> UnknownTaggedFields {
         let mut fields = UnknownTaggedFields::default();
+        let src = self.source();
         for field in self.unknown(known) {
             fields.push(RawTaggedField {
                 tag: field.tag,
-                data: self.src.to_bytes(field.data),
+                data: src.to_bytes(field.data),
             });
         }
         fields
+    }
+}
+
+/// Where a struct's walk notes where its fields are: on the stack, or in its record in the
+/// index. Not part of the public API.
+#[doc(hidden)]
+pub trait Slots {
+    /// Notes that field `i` is at `at`.
+    fn set(&mut self, index: &mut ViewIndex, i: usize, at: u32);
+}
+
+impl<const N: usize> Slots for [u32; N] {
+    #[inline(always)]
+    fn set(&mut self, _: &mut ViewIndex, i: usize, at: u32) {
+        if let Some(slot) = self.get_mut(i) {
+            *slot = at;
+        }
+    }
+}
+
+/// The record at a place of the index.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct InIndex(u32);
+
+impl Slots for InIndex {
+    #[inline(always)]
+    fn set(&mut self, index: &mut ViewIndex, i: usize, at: u32) {
+        index.set(self.0, i, at);
     }
 }
 
@@ -174,8 +243,9 @@ pub struct TaggedField<'a> {
 /// [`UnknownTaggedFields`] field.
 #[derive(Clone, Copy)]
 pub struct TaggedFields<'a> {
-    /// At the section's count; `None` where the version has no tagged section.
-    section: Option<Cursor<'a>>,
+    /// From the section's count to the end of the input; empty where the version has no tagged
+    /// section or the section has no field.
+    section: &'a [u8],
     cx: Ctx,
     /// The struct's fields, whose tags, in the versions where they are tagged, are known.
     known: &'static [FieldInfo],
@@ -185,14 +255,9 @@ impl<'a> TaggedFields<'a> {
     /// The fields, in wire order.
     #[inline]
     pub fn iter(&self) -> TaggedIter<'a> {
-        let mut section = self.section;
-        let left = section
-            .as_mut()
-            .and_then(|c| c.uvarint(self.cx))
-            .unwrap_or(0);
         TaggedIter {
-            section,
-            left,
+            section: self.section,
+            left: None,
             cx: self.cx,
             known: self.known,
         }
@@ -201,7 +266,7 @@ impl<'a> TaggedFields<'a> {
     /// Whether there are none.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.iter().next().is_none()
+        self.section.is_empty() || self.iter().next().is_none()
     }
 }
 
@@ -224,8 +289,10 @@ impl fmt::Debug for TaggedFields<'_> {
 /// The fields of a [`TaggedFields`], in wire order.
 #[derive(Clone)]
 pub struct TaggedIter<'a> {
-    section: Option<Cursor<'a>>,
-    left: u32,
+    /// What is left of the section.
+    section: &'a [u8],
+    /// The fields left to read, once the count is read.
+    left: Option<u32>,
     cx: Ctx,
     known: &'static [FieldInfo],
 }
@@ -235,7 +302,8 @@ impl<'a> Iterator for TaggedIter<'a> {
 
     #[inline]
     fn next(&mut self) -> Option<TaggedField<'a>> {
-        if self.left == 0 {
+        // Nearly every struct's section has no field: the walk recorded none.
+        if self.section.is_empty() || self.left == Some(0) {
             return None;
         }
         self.next_unknown()
@@ -245,9 +313,16 @@ impl<'a> Iterator for TaggedIter<'a> {
 impl<'a> TaggedIter<'a> {
     #[inline(never)]
     fn next_unknown(&mut self) -> Option<TaggedField<'a>> {
-        let c = self.section.as_mut()?;
-        while self.left > 0 {
-            self.left = self.left.wrapping_sub(1);
+        let mut c = Cursor::new(Source::new(self.section));
+        let mut left = match self.left {
+            Some(left) => left,
+            None => c.uvarint(self.cx)?,
+        };
+        let found = loop {
+            if left == 0 {
+                break None;
+            }
+            left = left.wrapping_sub(1);
             let tag = c.uvarint(self.cx)?;
             let size = c.uvarint(self.cx)? as usize;
             let data = c.take(size)?;
@@ -257,10 +332,12 @@ impl<'a> TaggedIter<'a> {
                 .iter()
                 .any(|f| f.tag == Some(tag) && f.tagged.contains(version));
             if !known {
-                return Some(TaggedField { tag, data });
+                break Some(TaggedField { tag, data });
             }
-        }
-        None
+        };
+        self.left = Some(left);
+        self.section = c.rest();
+        found
     }
 }
 

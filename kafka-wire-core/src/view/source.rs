@@ -49,6 +49,16 @@ impl<'a> Source<'a> {
         }
     }
 
+    /// The source up to byte `end` (all of it past its end), sharing as this one does:
+    /// positions in it are those in this one.
+    #[inline]
+    pub(crate) fn truncated(&self, end: usize) -> Source<'a> {
+        Source {
+            bytes: self.bytes.get(..end).unwrap_or(self.bytes),
+            shared: self.shared,
+        }
+    }
+
     /// Whether the source is a `Bytes`, whose parts [`to_bytes`](Self::to_bytes) shares.
     pub const fn is_shared(&self) -> bool {
         self.shared.is_some()

@@ -1,23 +1,25 @@
-//! The trait of a field type's view, and the positions a view records for fields that are not
-//! there.
+//! The trait of a field type's view.
 
 use super::cursor::Cursor;
+use super::index::{ViewIndex, NULL};
+use super::reader::Reader;
 use super::source::Source;
 use crate::codec::{Codec, Ctx};
 use core::fmt;
 
-/// Where a field that the version lacks, or a tagged field that is absent, starts: nowhere.
-pub(crate) const ABSENT: usize = usize::MAX;
-/// Where a null starts: a field is either null or starts at a position in the input, which is
-/// never this large.
-pub(crate) const NULL: usize = usize::MAX - 1;
-
-/// A field type's borrowed view: what a view's accessor returns for a field of this type, and
-/// how a view steps over one.
+/// A field type's borrowed view: what a view's accessor returns for a field of this type, how
+/// the walk that opens a view steps over one, and how the view finds it again.
+///
+/// A value is found again in one of two ways. Most types are found by their position in the
+/// input, which [`walk`](Self::walk) returns, and read from there by
+/// [`view_at`](Self::view_at). A struct, and an array of structs, keeps a record in the
+/// [`ViewIndex`] instead ([`INDEXED`](Self::INDEXED)), so that reading it never walks its
+/// fields or its elements again.
 ///
 /// Implemented for every field type kafka-wire knows and, by `#[derive(KafkaMessage)]`, for
 /// every struct. A type of your own that implements [`Codec`] to be a field of a message
-/// implements this too, with the steps of a [`Cursor`].
+/// implements this too, with the steps of a [`Cursor`]: `walk`, `view_at`, `empty` and
+/// `from_view`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a field of a Kafka message",
     label = "derive `KafkaMessage` for `{Self}`, or implement `kafka_wire::view::Viewable` for it"
@@ -26,46 +28,59 @@ pub trait Viewable: Codec {
     /// What an accessor returns.
     type View<'a>: Clone + fmt::Debug;
 
-    /// Steps over a value that is not null. With a [checking](Cursor::checks) cursor, accepts
-    /// exactly the values [`Codec::decode_value`] accepts.
-    fn walk(c: &mut Cursor<'_>, cx: Ctx) -> bool;
+    /// Whether a value keeps a record in the index rather than being found by its position: a
+    /// struct's, or an array's whose elements keep one.
+    #[doc(hidden)]
+    const INDEXED: bool = false;
 
-    /// Steps over a value or a null where the field is nullable, returning where the value
-    /// starts, or `NULL` (a position no input has). By default a struct's: a presence byte,
-    /// negative for null.
+    /// Steps over a value that is not null, accepting exactly the values
+    /// [`Codec::decode_value`] accepts, and says where its view finds it: its position
+    /// ([`Cursor::place`] before the step), or, for an indexed value, its record in `index`.
+    /// `None` where decoding would fail.
+    fn walk(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex) -> Option<u32>;
+
+    /// Steps over a value or a null where the field is nullable: where the value is, or `NULL`
+    /// (a place no input has). By default a struct's: a presence byte, negative for null.
     #[doc(hidden)]
     #[inline]
-    fn walk_nullable(c: &mut Cursor<'_>, cx: Ctx) -> Option<usize> {
+    fn walk_nullable(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex) -> Option<u32> {
         if !c.presence()? {
             return Some(NULL);
         }
-        let at = c.pos();
-        Self::walk(c, cx).then_some(at)
+        Self::walk(c, cx, index)
     }
 
     /// [`walk_nullable`](Self::walk_nullable) in a tagged field. By default a struct's: a
     /// presence varint, 0 for null.
     #[doc(hidden)]
     #[inline]
-    fn walk_tagged_nullable(c: &mut Cursor<'_>, cx: Ctx) -> Option<usize> {
+    fn walk_tagged_nullable(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex) -> Option<u32> {
         if !c.tagged_presence(cx)? {
             return Some(NULL);
         }
-        let at = c.pos();
-        Self::walk(c, cx).then_some(at)
+        Self::walk(c, cx, index)
     }
 
     /// The view of the value at the cursor, which [`walk`](Self::walk) accepted, moving the
-    /// cursor past it.
+    /// cursor past it. An indexed value is not read this way: its view is
+    /// [`empty`](Self::empty) here.
     fn view_at<'a>(c: &mut Cursor<'a>, cx: Ctx) -> Self::View<'a>;
 
-    /// The view of the value at `c`, which [`walk`](Self::walk) accepted, where nothing reads
-    /// on after it. By default [`view_at`](Self::view_at); an array's view skips the
-    /// elements it has yet to read.
+    /// The view of the value that [`walk`](Self::walk) found at `at`.
     #[doc(hidden)]
     #[inline]
-    fn view_from<'a>(mut c: Cursor<'a>, cx: Ctx) -> Self::View<'a> {
-        Self::view_at(&mut c, cx)
+    fn view_found<'a>(r: Reader<'a>, at: u32, cx: Ctx) -> Self::View<'a> {
+        Self::view_at(&mut r.cursor(at), cx)
+    }
+
+    /// The view of an array's element at `at`, and where the next element is: for a value
+    /// found by position, the position after it; for an indexed one, the record after its own.
+    #[doc(hidden)]
+    #[inline]
+    fn element<'a>(r: Reader<'a>, at: u32, cx: Ctx) -> (Self::View<'a>, u32) {
+        let mut c = r.cursor(at);
+        let view = Self::view_at(&mut c, cx);
+        (view, c.place())
     }
 
     /// The view of a value that is not there: what a field without a declared default reads as
@@ -75,18 +90,6 @@ pub trait Viewable: Codec {
     /// The owned value of a view, equal to what decoding gives. `src` is what the view was
     /// opened on; byte fields share it when it is a `Bytes`.
     fn from_view<'a>(view: Self::View<'a>, src: Source<'a>) -> Self;
-
-    /// A view of a message from a checking cursor at its start: a walk, then the view. A
-    /// struct's view comes out of the walk itself.
-    #[doc(hidden)]
-    #[inline]
-    fn open<'a>(c: &mut Cursor<'a>, cx: Ctx) -> Option<Self::View<'a>> {
-        let at = c.pos();
-        if !Self::walk(c, cx) {
-            return None;
-        }
-        Some(Self::view_at(&mut Cursor::skipping(c.source(), at), cx))
-    }
 }
 
 /// The view of a field of type `T`: `<T as Viewable>::View<'a>`.

@@ -84,7 +84,10 @@ fn fallback(
     let view_items = view::ENABLED.then(|| {
         quote! {
             type View<'a> = #view<'a>;
-            fn open_view<'a>(_: ::core::primitive::i16, _: #p::Source<'a>, _: ::core::primitive::i16, _: #p::Reading) -> ::core::result::Result<(#view<'a>, ::core::primitive::usize), #p::DecodeError> {
+            fn walk_view(_: ::core::primitive::i16, _: #p::Source<'_>, _: ::core::primitive::i16, _: #p::Reading, _: &mut #p::ViewIndex) -> ::core::result::Result<#p::Walked, #p::DecodeError> {
+                ::core::unreachable!()
+            }
+            fn walked_view<'a>(_: ::core::primitive::i16, _: #p::Walked, _: #p::Source<'a>, _: &'a #p::ViewIndex) -> ::core::option::Option<#view<'a>> {
                 ::core::unreachable!()
             }
         }
@@ -169,14 +172,13 @@ fn expand_impls(set: &Set) -> TokenStream {
         quote!(match *self { #(#arms)* })
     };
     let view = view_ident(ident);
-    let opens = set.variants.iter().enumerate().map(|(i, v)| {
+    let walks = set.variants.iter().enumerate().map(|(i, v)| {
+        let (ty, key) = (v.ty, key_const(i));
+        quote!(#key => #p::walk_view::<#ty>(__src, __version, __reading, __index),)
+    });
+    let walked = set.variants.iter().enumerate().map(|(i, v)| {
         let (variant, ty, key) = (v.ident, v.ty, key_const(i));
-        quote! {
-            #key => match #p::open_view::<#ty>(__src, __version, __reading) {
-                ::core::result::Result::Ok((__body, __len)) => ::core::result::Result::Ok((#view::#variant(__body), __len)),
-                ::core::result::Result::Err(__e) => ::core::result::Result::Err(__e),
-            },
-        }
+        quote!(#key => ::core::option::Option::Some(#view::#variant(__walked.view::<#ty>(__src, __index))),)
     });
     let view_apis = set.variants.iter().enumerate().map(|(i, v)| {
         let variant = v.ident;
@@ -191,15 +193,29 @@ fn expand_impls(set: &Set) -> TokenStream {
             type View<'a> = #view<'a>;
 
             #[inline]
-            fn open_view<'a>(
+            fn walk_view(
                 __key: ::core::primitive::i16,
-                __src: #p::Source<'a>,
+                __src: #p::Source<'_>,
                 __version: ::core::primitive::i16,
                 __reading: #p::Reading,
-            ) -> ::core::result::Result<(#view<'a>, ::core::primitive::usize), #p::DecodeError> {
+                __index: &mut #p::ViewIndex,
+            ) -> ::core::result::Result<#p::Walked, #p::DecodeError> {
                 match __key {
-                    #(#opens)*
+                    #(#walks)*
                     _ => ::core::result::Result::Err(#p::unknown_api_key(__key, __src.bytes().len())),
+                }
+            }
+
+            #[inline]
+            fn walked_view<'a>(
+                __key: ::core::primitive::i16,
+                __walked: #p::Walked,
+                __src: #p::Source<'a>,
+                __index: &'a #p::ViewIndex,
+            ) -> ::core::option::Option<#view<'a>> {
+                match __key {
+                    #(#walked)*
+                    _ => ::core::option::Option::None,
                 }
             }
         }

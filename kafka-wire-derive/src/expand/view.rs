@@ -1,11 +1,11 @@
 //! Views: beside each struct a `<Struct>View<'a>` with an accessor per field, the walk that
-//! checks and locates the struct's fields, and `Viewable` for the struct.
+//! checks the struct and records where its fields are, and `Viewable` for the struct.
 //!
 //! The walk mirrors the decoder field for field (the same version conditions, the same
 //! contexts, the same tagged section); the runtime's `view` module holds every rule of the
-//! values themselves, shared with decoding. Every function here is `#[inline]`: a program pays
-//! for the views it reads and for no other, and the catalogue for its views in type checking
-//! alone.
+//! values themselves, shared with decoding, and the layout of the records the walk leaves in the
+//! index. Every function here is `#[inline]`: a program pays for the views it reads and for no
+//! other, and the catalogue for its views in type checking alone.
 
 use super::{fields, literal, FieldGen};
 
@@ -45,7 +45,7 @@ pub fn fallback(input: &syn::DeriveInput, view: &syn::Ident, p: &TokenStream) ->
         const _: () = {
             impl #p::Viewable for #ident {
                 type View<'a> = #view<'a>;
-                fn walk(_: &mut #p::Cursor<'_>, _: #p::Ctx) -> ::core::primitive::bool {
+                fn walk(_: &mut #p::Cursor<'_>, _: #p::Ctx, _: &mut #p::ViewIndex) -> ::core::option::Option<::core::primitive::u32> {
                     ::core::unreachable!()
                 }
                 fn view_at<'a>(_: &mut #p::Cursor<'a>, _: #p::Ctx) -> #view<'a> {
@@ -145,14 +145,32 @@ and records share the input when the view was opened on a `Bytes`, and are copie
         impl #p::Viewable for #ident {
             type View<'a> = #view<'a>;
 
+            const INDEXED: ::core::primitive::bool = true;
+
             #[inline]
-            fn walk(__c: &mut #p::Cursor<'_>, __cx: #p::Ctx) -> ::core::primitive::bool {
-                __walk(__c, __cx, &mut [#p::ABSENT; #n])
+            fn walk(__c: &mut #p::Cursor<'_>, __cx: #p::Ctx, __i: &mut #p::ViewIndex) -> ::core::option::Option<::core::primitive::u32> {
+                if __LEAF {
+                    #p::RawStruct::<#n>::walk_leaf(__c, __cx, __i, __walk)
+                } else {
+                    #p::RawStruct::<#n>::walk_node(__c, __cx, __i, __walk)
+                }
+            }
+
+            /// A struct is found through its record in the index, never at a cursor.
+            #[inline]
+            fn view_at<'a>(_: &mut #p::Cursor<'a>, _: #p::Ctx) -> #view<'a> {
+                #view(#p::RawStruct::absent())
             }
 
             #[inline]
-            fn view_at<'a>(__c: &mut #p::Cursor<'a>, __cx: #p::Ctx) -> #view<'a> {
-                #view(#p::RawStruct::walked(__c, __cx, __walk).unwrap_or_else(#p::RawStruct::absent))
+            fn view_found<'a>(__r: #p::Reader<'a>, __at: ::core::primitive::u32, __cx: #p::Ctx) -> #view<'a> {
+                #view(#p::RawStruct::view(__r, __at, __cx))
+            }
+
+            #[inline]
+            fn element<'a>(__r: #p::Reader<'a>, __at: ::core::primitive::u32, __cx: #p::Ctx) -> (#view<'a>, ::core::primitive::u32) {
+                let (__s, __next) = #p::RawStruct::element(__r, __at, __cx, __LEAF);
+                (#view(__s), __next)
             }
 
             #[inline]
@@ -163,11 +181,6 @@ and records share the input when the view was opened on a `Bytes`, and are copie
             #[inline]
             fn from_view<'a>(__view: #view<'a>, _: #p::Source<'a>) -> Self {
                 __view.into_owned()
-            }
-
-            #[inline]
-            fn open<'a>(__c: &mut #p::Cursor<'a>, __cx: #p::Ctx) -> ::core::option::Option<#view<'a>> {
-                #p::RawStruct::walked(__c, __cx, __walk).map(#view)
             }
         }
 
@@ -201,7 +214,6 @@ and records share the input when the view was opened on a `Bytes`, and are copie
 fn expand_walk(msg: &Message) -> TokenStream {
     let p = &msg.private;
     let (all, tagged) = fields(msg);
-    let n = slots(msg);
     let last = Literal::usize_unsuffixed(msg.fields.len());
     let index = |g: &FieldGen| {
         let i = msg
@@ -215,22 +227,18 @@ fn expand_walk(msg: &Message) -> TokenStream {
         let i = index(g);
         let inner = g.field.ty.inner;
         let cx = g.ctx();
-        let step = if g.field.ty.option {
+        let call = if g.field.ty.option {
             let nullable = g.nullable();
             let call = quote_spanned!(inner.span()=> #p::walk_option::<#inner>);
-            quote! {
-                match #call(__c, #cx, #nullable) {
-                    ::core::option::Option::Some(__at) => __s[#i] = __at,
-                    ::core::option::Option::None => return false,
-                }
-            }
+            quote!(#call(__c, #cx, __i, #nullable))
         } else {
             let walk = quote_spanned!(inner.span()=> <#inner as #p::Viewable>::walk);
-            quote! {
-                __s[#i] = __c.pos();
-                if !#walk(__c, #cx) {
-                    return false;
-                }
+            quote!(#walk(__c, #cx, __i))
+        };
+        let step = quote! {
+            match #call {
+                ::core::option::Option::Some(__at) => #p::Slots::set(__s, __i, #i, __at),
+                ::core::option::Option::None => return false,
             }
         };
         match g.cond(g.regular()) {
@@ -249,29 +257,27 @@ fn expand_walk(msg: &Message) -> TokenStream {
                 let cx = g.ctx();
                 let guard = g.cond(g.field.tagged_range()).map(|c| quote!(if #c));
                 let tag = g.tag();
-                let body = if g.field.ty.option {
+                let call = if g.field.ty.option {
                     let nullable = g.nullable();
                     let call = quote_spanned!(inner.span()=> #p::walk_tagged_option::<#inner>);
-                    quote! {
-                        match #call(__c, #cx, #nullable) {
-                            ::core::option::Option::Some(__at) => {
-                                __s[#i] = __at;
-                                ::core::option::Option::Some(true)
-                            }
-                            ::core::option::Option::None => ::core::option::Option::Some(false),
-                        }
-                    }
+                    quote!(#call(__c, #cx, __i, #nullable))
                 } else {
                     let walk = quote_spanned!(inner.span()=> <#inner as #p::Viewable>::walk);
-                    quote! {
-                        __s[#i] = __c.pos();
-                        ::core::option::Option::Some(#walk(__c, #cx))
+                    quote!(#walk(__c, #cx, __i))
+                };
+                let body = quote! {
+                    match #call {
+                        ::core::option::Option::Some(__at) => {
+                            #p::Slots::set(__s, __i, #i, __at);
+                            ::core::option::Option::Some(true)
+                        }
+                        ::core::option::Option::None => ::core::option::Option::Some(false),
                     }
                 };
                 quote!(#tag #guard => { #body })
             });
             quote! {
-                &mut |__tag: ::core::primitive::u32, __c: &mut #p::Cursor<'_>| -> ::core::option::Option<::core::primitive::bool> {
+                &mut |__tag: ::core::primitive::u32, __c: &mut #p::Cursor<'_>, __i: &mut #p::ViewIndex| -> ::core::option::Option<::core::primitive::bool> {
                     match __tag {
                         #(#arms)*
                         _ => ::core::option::Option::None,
@@ -281,17 +287,25 @@ fn expand_walk(msg: &Message) -> TokenStream {
         };
         quote! {
             if __cx.flexible {
-                __s[#last] = __c.pos();
-                if !__c.tagged(__cx, #keeps, #known) {
-                    return false;
+                match __c.tagged(__cx, #keeps, __i, #known) {
+                    ::core::option::Option::Some(__at) => #p::Slots::set(__s, __i, #last, __at),
+                    ::core::option::Option::None => return false,
                 }
             }
         }
     });
+    // Whether the struct holds no indexed value: its record then needs no word for where the
+    // next one starts.
+    let indexed = msg.fields.iter().map(|f| {
+        let inner = f.ty.inner;
+        quote_spanned!(inner.span()=> <#inner as #p::Viewable>::INDEXED)
+    });
     quote! {
+        const __LEAF: ::core::primitive::bool = !(false #(|| #indexed)*);
+
         #[inline]
         #[allow(unused_variables)]
-        fn __walk(__c: &mut #p::Cursor<'_>, __cx: #p::Ctx, __s: &mut [::core::primitive::usize; #n]) -> ::core::primitive::bool {
+        fn __walk<__S: #p::Slots>(__c: &mut #p::Cursor<'_>, __cx: #p::Ctx, __i: &mut #p::ViewIndex, __s: &mut __S) -> ::core::primitive::bool {
             let __v = __cx.version;
             #(#steps)*
             #section

@@ -5,7 +5,15 @@
 //! - [`own_messages`]: deriving messages and API sets of your own, generating them from schemas,
 //!   and checking two releases for wire compatibility; the attributes themselves are in
 //!   [`attributes`](crate::attributes).
-//! - [`views`]: reading messages, API sets and frames in place, without allocating.
+#![cfg_attr(
+    feature = "views",
+    doc = "- [`views`]: reading messages, API sets and frames in place, without allocating."
+)]
+#![cfg_attr(
+    not(feature = "views"),
+    doc = "- `views`, built with the `views` feature: reading messages, API sets and frames in \
+place, without allocating."
+)]
 //! - [`records`]: record batches, read and written.
 //! - [`async_framing`]: the tokio codecs.
 //! - [`json`]: the JSON form.

@@ -10,15 +10,21 @@
 //!
 //! # Opening a view
 //!
-//! [`View::view`](crate::View::view) opens a message's view on its bytes at a version;
-//! [`View::view_strict`](crate::View::view_strict) opens it under the rules of
-//! [`Decode::decode_strict`](crate::Decode::decode_strict). Both take a slice, a `Vec<u8>`, a
-//! `BytesMut` or a `&Bytes`, and the view borrows it.
+//! [`View::view_in`](crate::View::view_in) opens a message's view on its bytes at a version,
+//! into a [`ViewIndex`](crate::ViewIndex); [`View::view_strict_in`](crate::View::view_strict_in)
+//! opens it under the rules of [`Decode::decode_strict`](crate::Decode::decode_strict). Both
+//! take a slice, a `Vec<u8>`, a `BytesMut` or a `&Bytes`, and the view borrows it and the index.
+//!
+//! The index is memory the view's opening fills with where each struct's fields are. Make one
+//! and keep it, one per connection or per thread, and open every message into it: it grows to
+//! the largest message it has held and then allocates no more, so that from then on opening
+//! and reading allocate nothing. Opening the next message into it ends the view of the last one,
+//! which the borrow checker enforces.
 //!
 //! ```
 //! use kafka_wire::messages::metadata_request::MetadataRequestTopic;
 //! use kafka_wire::messages::MetadataRequest;
-//! use kafka_wire::{Decode, Encode, View};
+//! use kafka_wire::{Decode, Encode, View, ViewIndex};
 //!
 //! let topic = |name: &'static str| MetadataRequestTopic::default().with_name(Some(name.into()));
 //! let request = MetadataRequest::default()
@@ -26,7 +32,8 @@
 //!     .with_allow_auto_topic_creation(false);
 //! let bytes = request.encode_to_bytes(12)?;
 //!
-//! let view = MetadataRequest::view(&bytes, 12)?;
+//! let mut index = ViewIndex::new(); // kept for the next message
+//! let view = MetadataRequest::view_in(&bytes, 12, &mut index)?;
 //! assert!(!view.allow_auto_topic_creation());
 //! let topics = view.topics().expect("a list, not null"); // the field is nullable
 //! assert_eq!(topics.len(), 2);
@@ -55,8 +62,9 @@
 //! read (Produce and Fetch name topics up to version 12 and give their `topic_id` from 13).
 //!
 //! An array's elements are read in order: iterating is the cheap way through, and
-//! [`Array::get`](crate::view::Array::get) reads the elements before the one it returns. A
-//! view is `Copy` and small; hold it, pass it by value, open it again.
+//! [`Array::get`](crate::view::Array::get) steps over the elements before the one it returns
+//! (for an array of structs, one look-up each). A view is `Copy` and small; hold it, pass it by
+//! value.
 //!
 //! # Sharing with `Bytes`
 //!
@@ -69,7 +77,7 @@
 //! use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
 //! use kafka_wire::messages::ProduceRequest;
 //! use kafka_wire::view::Source;
-//! use kafka_wire::{Encode, Records, View};
+//! use kafka_wire::{Encode, Records, View, ViewIndex};
 //!
 //! let data = PartitionProduceData::default()
 //!     .with_index(0)
@@ -77,7 +85,8 @@
 //! let topic = TopicProduceData::default().with_name("orders").with_partition_data(vec![data]);
 //! let body = ProduceRequest::default().with_topic_data(vec![topic]).encode_to_bytes(9)?;
 //!
-//! let request = ProduceRequest::view(&body, 9)?;
+//! let mut index = ViewIndex::new();
+//! let request = ProduceRequest::view_in(&body, 9, &mut index)?;
 //! let partition = request.topic_data().first().and_then(|t| t.partition_data().first());
 //! let records = partition.and_then(|p| p.records()).expect("records");
 //! let kept = Source::from(&body).to_bytes(records);
@@ -91,19 +100,20 @@
 //! An API set has a view as well: `#[derive(ApiSet)]` writes an enum named after the set with
 //! `View` added ([`RequestBodyView`](crate::messages::api::RequestBodyView) for Kafka's
 //! requests, `RequestsView` for a set of your own named `Requests`), a variant per API holding
-//! its message's view. [`ApiSet::view`](crate::ApiSet::view) opens it by API key and version,
-//! as [`ApiSet::decode`](crate::ApiSet::decode) reads; the view has `api()` and
+//! its message's view. [`ApiSet::view_in`](crate::ApiSet::view_in) opens it by API key and
+//! version, as [`ApiSet::decode`](crate::ApiSet::decode) reads; the view has `api()` and
 //! `into_owned()`.
 //!
 //! ```
 //! use kafka_wire::messages::api::{RequestBody, RequestBodyView};
 //! use kafka_wire::messages::ApiVersionsRequest;
-//! use kafka_wire::{ApiMessage, ApiSet, Encode};
+//! use kafka_wire::{ApiMessage, ApiSet, Encode, ViewIndex};
 //!
 //! let request = ApiVersionsRequest::default().with_client_software_name("guide");
 //! let bytes = request.encode_to_bytes(3)?;
 //!
-//! let body = RequestBody::view(ApiVersionsRequest::API_KEY, &bytes, 3)?;
+//! let mut index = ViewIndex::new();
+//! let body = RequestBody::view_in(ApiVersionsRequest::API_KEY, &bytes, 3, &mut index)?;
 //! assert_eq!(body.api().name(), "ApiVersions");
 //! if let RequestBodyView::ApiVersions(versions) = body {
 //!     assert_eq!(versions.client_software_name(), "guide");
@@ -115,9 +125,10 @@
 //! # Views of frames
 //!
 //! [`frame`](crate::frame) opens a whole frame (without its size field) as views of its header
-//! and body, for any API set:
+//! and body, for any API set, both recorded in one index:
 //!
-//! - `frame::view_request::<S>(frame)` and `frame::view_response::<S>(frame, key, version)` are
+//! - `frame::view_request::<S>(frame, &mut index)` and
+//!   `frame::view_response::<S>(frame, key, version, &mut index)` are
 //!   [`decode_request`](crate::frame::decode_request) and
 //!   [`decode_response`](crate::frame::decode_response) without allocating: the header's view
 //!   and the body's.
@@ -126,19 +137,20 @@
 //!   answer at a version the set lacks is read as Kafka reads it), and return a `ViewedRequest`
 //!   or `ViewedResponse`: `header`, `version`, `body` and `trailing_bytes`, as their decoding
 //!   counterparts do.
-//! - `frame::peek_request::<S>(frame)` reads only the header, and returns its view with the
+//! - `frame::peek_request::<S>(frame, &mut index)` reads only the header, and returns its view with the
 //!   bytes of the body, unread: for a proxy that routes on the API, the client or the correlation
 //!   id and forwards the body as it came. For Produce, `kafka_wire::peek::produce` goes one step
 //!   further into the body: the transactional id, `acks` and the timeout, and nothing after them.
 //! - With the `tokio` feature, `kafka_wire::tokio::RawServerCodec` does the same on a
-//!   connection: it yields each frame as a `RawRequest` with only its header read, whose
-//!   `view()` opens the body when the server wants it, and writes one back byte for byte.
+//!   connection: it yields each frame as a `RawRequest` with only its header read (decoded, its
+//!   strings sharing the frame), whose `view_in(&mut index)` opens the body when the server wants
+//!   it, and writes one back byte for byte.
 //!
 //! ```
 //! use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
 //! use kafka_wire::messages::api::{RequestBody, RequestBodyView};
 //! use kafka_wire::messages::{FindCoordinatorRequest, RequestHeader};
-//! use kafka_wire::ApiMessage;
+//! use kafka_wire::{ApiMessage, ViewIndex};
 //!
 //! let header = RequestHeader::default()
 //!     .with_request_api_key(FindCoordinatorRequest::API_KEY)
@@ -150,13 +162,16 @@
 //! frame::encode_request(&mut wire, &header, &RequestBody::FindCoordinator(body))?;
 //! let frame = frame::split_frame(&mut wire, DEFAULT_MAX_FRAME_SIZE)?.expect("a whole frame");
 //!
+//! // One index for the connection's frames.
+//! let mut index = ViewIndex::new();
+//!
 //! // The header alone, and the body's bytes as they came.
-//! let (header, body) = frame::peek_request::<RequestBody>(&frame)?;
+//! let (header, body) = frame::peek_request::<RequestBody>(&frame, &mut index)?;
 //! assert_eq!((header.client_id(), header.correlation_id()), (Some("guide"), 9));
 //! assert!(!body.is_empty());
 //!
 //! // Header and body, read as Kafka's broker reads them.
-//! let request = frame::view_request_lenient::<RequestBody>(&frame)?;
+//! let request = frame::view_request_lenient::<RequestBody>(&frame, &mut index)?;
 //! assert_eq!((request.version, request.trailing_bytes), (3, 0));
 //! let RequestBodyView::FindCoordinator(find) = request.body else { panic!("another API") };
 //! assert_eq!((find.key(), find.key_type()), ("payments-txn", 1));
@@ -167,19 +182,44 @@
 //!
 //! Opening a view walks the whole message and checks everything decoding checks: lengths
 //! against the input, counts, UTF-8, nulls where the version allows none, the tagged sections,
-//! and, for `view` and the set and frame readers that use the whole input, that nothing is
+//! and, for `view_in` and the set and frame readers that use the whole input, that nothing is
 //! left over. It opens on exactly the inputs decoding accepts. When it refuses one, it decodes
 //! that input to fail with the error decoding gives (kind, field path, offset): the refusing
 //! path allocates, the opening path does not. Accessors read bytes that were checked, so they
 //! return values, not `Result`s.
 //!
-//! The walk reads the message once, as decoding does, and builds nothing; an accessor then finds
-//! its field from the positions the walk noted, and a string's accessor checks its UTF-8 again
-//! (quickly, as safe code must to hand out a `&str`). A view holds a few words per field, on the
-//! stack; a nested struct's view is made when its accessor is called. So a view wins when a
-//! message is read once, or read in part; when every field is read many times, or kept past
-//! the buffer, decoding once is the simpler choice. The measurements, against decoding and
-//! against the `kafka-protocol` crate, are in the repository's `BENCHMARKS.md`.
+//! That walk is the only one. As it checks each struct it records, in the index, where each of
+//! the struct's fields is; for an array of structs, its count and where its elements' records
+//! are. An accessor is then one look-up in the struct's record and one read of the bytes there;
+//! the next element of an array of structs is the next record. Arrays of integers and strings
+//! are read where they lie, in order. A string's accessor checks its UTF-8 again (quickly, as
+//! safe code must to hand out a `&str`). The index takes a few words per struct: about as many
+//! bytes as the message for messages of many small structs, far fewer for messages of records.
 //!
-//! Views need no feature: every message has one, and a message of your own gets one from the
-//! same derive.
+//! So reading a message through a view costs one pass over its bytes and no allocation, and
+//! reading part of it (a router's few fields) little more than the pass. When every field is
+//! read many times, or kept past the buffer, decoding once is the simpler choice. The
+//! measurements, against decoding and against the `kafka-protocol` crate, are in the
+//! repository's `BENCHMARKS.md`.
+//!
+//! # How it is built
+//!
+//! Kafka's encoding is sequential: a field's place depends on the lengths of every field before
+//! it, so a reader must walk the bytes to find anything. The design takes from three readers
+//! that face the same problem:
+//!
+//! - From FlatBuffers' verifier, the split between checking and reading: the buffer is checked
+//!   once, up front, so that accessors cannot fail and need no `Result`.
+//! - From simdjson's tape, recording as it checks: the one pass writes the structure it found
+//!   into a flat array of words, and readers follow that array instead of the bytes. As on the
+//!   tape, a struct that holds other structs records where the records after its own start, so
+//!   that an array's elements are one step apart however deep each one is; and the array is
+//!   memory the caller reuses, not memory each message allocates.
+//! - From upb, the cost model of a table: the index holds plain words, a struct's record is as
+//!   many words as it has fields, and an accessor is an index into it. upb also drives its
+//!   parser from a table per message instead of code per message; kafka-wire keeps code per
+//!   struct (a walk the derive writes, field by field, as it writes the decoder), which measured
+//!   faster, and says why in `BENCHMARKS.md`.
+//!
+//! Views are behind the `views` feature, off by default: every message has one when it is on,
+//! and a message of your own gets one from the same derive.

@@ -12,6 +12,13 @@
 //!    seconds; alternating keeps both sides under the same drift, so the ratio holds where the
 //!    absolute times do not.
 //!
+//! Reading rows model an application that reads each frame into a buffer of its own: the buffer
+//! is allocated before each call and freed after it ([`Compare::framed`]). By default neither is
+//! timed, only the reading between them; `KW_BENCH_FRAME=inside` times them with the reading,
+//! which adds the same allocation and release to both sides, and `KW_BENCH_FRAME=none` leaves
+//! the buffer out, for a loop that reads the same bytes with the allocator and the caches in
+//! the state the loop alone leaves them in.
+//!
 //! `KW_BENCH=quick` runs few short rounds and no criterion pass: a smoke test for CI.
 //! `KW_BENCH_ONLY=<text>` runs only the comparisons whose "group case" contains the text (for a
 //! profiler), and `KW_BENCH_ROUNDS=<n>` sets the number of rounds. `KW_BENCH_PROFILE=kafka-wire`
@@ -45,11 +52,24 @@ pub struct Row {
 
 pub struct Compare {
     criterion: Option<Criterion>,
+    /// Where a reading row's frame buffer is allocated and freed.
+    frame: Frame,
     rounds: usize,
     round_time: Duration,
     only: Option<String>,
     profile: Option<Side>,
     rows: Vec<Row>,
+}
+
+/// Where a reading row's frame buffer is allocated and freed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Frame {
+    /// Around each call, outside the timed span.
+    Outside,
+    /// Around each call, inside the timed span.
+    Inside,
+    /// Not at all.
+    None,
 }
 
 /// The side a profiling run times.
@@ -78,6 +98,14 @@ impl Compare {
                     .sample_size(30)
                     .configure_from_args()
             }),
+            frame: match std::env::var("KW_BENCH_FRAME").as_deref() {
+                Ok("inside") => Frame::Inside,
+                Ok("none") => Frame::None,
+                Ok("outside") | Err(_) => Frame::Outside,
+                Ok(other) => {
+                    panic!("KW_BENCH_FRAME is `outside`, `inside` or `none`, not `{other}`")
+                }
+            },
             rounds: std::env::var("KW_BENCH_ROUNDS")
                 .ok()
                 .and_then(|r| r.parse().ok())
@@ -112,7 +140,25 @@ impl Compare {
         ours: impl FnMut() -> A,
         peer: impl FnMut() -> B,
     ) {
-        self.row(None, group, case, bytes, ours, peer);
+        self.row(None, group, case, bytes, None, ours, peer);
+    }
+
+    /// [`run`](Self::run) for two ways of reading a frame of `bytes` bytes: before each call a
+    /// buffer of the frame's size is allocated, and after it freed, as a socket reader does
+    /// with each frame it reads; the buffer is not written, as the bytes read are the input.
+    /// Only the reading is timed, unless `KW_BENCH_FRAME=inside`; the allocations reported
+    /// are the reading's own, or with the buffer's when it is inside.
+    // The records benchmark compiles this module too, and reads no frames.
+    #[allow(dead_code)]
+    pub fn framed<A, B>(
+        &mut self,
+        group: &str,
+        case: &str,
+        bytes: usize,
+        ours: impl FnMut() -> A,
+        peer: impl FnMut() -> B,
+    ) {
+        self.row(None, group, case, bytes, Some(bytes), ours, peer);
     }
 
     /// Times `ours` against `reference`, the least the work can cost (named `what`): a
@@ -126,7 +172,15 @@ impl Compare {
         ours: impl FnMut() -> A,
         reference: impl FnMut() -> B,
     ) {
-        self.row(Some(what.to_owned()), group, case, bytes, ours, reference);
+        self.row(
+            Some(what.to_owned()),
+            group,
+            case,
+            bytes,
+            None,
+            ours,
+            reference,
+        );
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -136,12 +190,17 @@ impl Compare {
         group: &str,
         case: &str,
         bytes: usize,
-        mut ours: impl FnMut() -> A,
-        mut peer: impl FnMut() -> B,
+        frame: Option<usize>,
+        ours: impl FnMut() -> A,
+        peer: impl FnMut() -> B,
     ) {
         if !self.selects(group, case) {
             return;
         }
+        let frame = frame.filter(|_| self.frame != Frame::None);
+        let inside = self.frame == Frame::Inside;
+        let mut ours = Timed::new(ours, frame, inside);
+        let mut peer = Timed::new(peer, frame, inside);
         if let Some(side) = self.profile {
             if let Some(n) = std::env::var("KW_BENCH_CALLS")
                 .ok()
@@ -149,8 +208,8 @@ impl Compare {
             {
                 for _ in 0..n {
                     match side {
-                        Side::Ours => drop(black_box(ours())),
-                        Side::Other => drop(black_box(peer())),
+                        Side::Ours => ours.untimed(),
+                        Side::Other => peer.untimed(),
                     }
                 }
                 return;
@@ -158,8 +217,8 @@ impl Compare {
             let calls = self.calls_per_round(&mut ours, &mut peer);
             let mut ns: Vec<f64> = (0..self.rounds)
                 .map(|_| match side {
-                    Side::Ours => time(&mut ours, calls),
-                    Side::Other => time(&mut peer, calls),
+                    Side::Ours => ours.time(calls),
+                    Side::Other => peer.time(calls),
                 } * 1e9)
                 .collect();
             let who = match side {
@@ -173,8 +232,8 @@ impl Compare {
             );
             return;
         }
-        let ours_alloc = usage(&mut ours);
-        let peer_alloc = usage(&mut peer);
+        let ours_alloc = ours.usage();
+        let peer_alloc = peer.usage();
         if let Some(c) = &mut self.criterion {
             let mut g = c.benchmark_group(group);
             g.throughput(Throughput::Bytes(bytes as u64));
@@ -182,13 +241,13 @@ impl Compare {
             // kafka-protocol, under the same group and case: criterion measures it there.
             match &reference {
                 None => {
-                    g.bench_function(BenchmarkId::new("kafka-wire", case), |b| b.iter(&mut ours));
+                    g.bench_function(BenchmarkId::new("kafka-wire", case), |b| ours.criterion(b));
                     g.bench_function(BenchmarkId::new("kafka-protocol", case), |b| {
-                        b.iter(&mut peer)
+                        peer.criterion(b)
                     });
                 }
                 Some(what) => {
-                    g.bench_function(BenchmarkId::new(what.as_str(), case), |b| b.iter(&mut peer));
+                    g.bench_function(BenchmarkId::new(what.as_str(), case), |b| peer.criterion(b));
                 }
             }
             g.finish();
@@ -197,11 +256,11 @@ impl Compare {
         let (mut ours_ns, mut peer_ns, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
         for round in 0..self.rounds {
             let (o, p) = if round % 2 == 0 {
-                let o = time(&mut ours, calls);
-                (o, time(&mut peer, calls))
+                let o = ours.time(calls);
+                (o, peer.time(calls))
             } else {
-                let p = time(&mut peer, calls);
-                (time(&mut ours, calls), p)
+                let p = peer.time(calls);
+                (ours.time(calls), p)
             };
             ours_ns.push(o * 1e9);
             peer_ns.push(p * 1e9);
@@ -235,12 +294,14 @@ impl Compare {
     /// call can take many times longer: a large buffer's first allocation maps fresh pages).
     fn calls_per_round<A, B>(
         &self,
-        ours: &mut impl FnMut() -> A,
-        peer: &mut impl FnMut() -> B,
+        ours: &mut Timed<impl FnMut() -> A>,
+        peer: &mut Timed<impl FnMut() -> B>,
     ) -> usize {
-        time(ours, 1);
-        time(peer, 1);
-        let once = time(ours, 3).max(time(peer, 3));
+        ours.time(1);
+        peer.time(1);
+        let once = ours.time(3).max(peer.time(3));
+        ours.batch_for(once);
+        peer.batch_for(once);
         ((self.round_time.as_secs_f64() / once.max(1e-9)) as usize).max(1)
     }
 
@@ -250,6 +311,14 @@ impl Compare {
             return;
         }
         println!("\n{title}: time per call (medians of {} alternating rounds); ratio = kafka-protocol's time ÷ kafka-wire's (median, lowest-highest); allocations per call (count / bytes)\n", self.rounds);
+        println!(
+            "Reading rows: the frame's buffer allocated and freed {} the timed span.\n",
+            match self.frame {
+                Frame::Outside => "outside",
+                Frame::Inside => "inside",
+                Frame::None => "not at all, around",
+            }
+        );
         // The figures depend on what else the machine was doing: say how busy it was (Linux).
         if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
             let load: Vec<&str> = load.split_whitespace().take(3).collect();
@@ -305,20 +374,110 @@ impl Compare {
     }
 }
 
-/// The allocations of one call.
-fn usage<T>(f: &mut impl FnMut() -> T) -> Usage {
-    let region = Region::new();
-    black_box(f());
-    region.usage()
+/// One side of a row, and the frame buffer its calls read in, if any.
+struct Timed<F> {
+    call: F,
+    /// The size of the buffer allocated before each call and freed after it.
+    frame: Option<usize>,
+    /// Whether that buffer's allocation and release are timed with the call.
+    inside: bool,
+    /// Calls made between two readings of the clock, their buffers allocated before the first
+    /// and freed after the last: one, unless a call is so short that the clock's own cost would
+    /// show.
+    batch: usize,
 }
 
-/// Seconds per call, over `calls` calls.
-fn time<T>(f: &mut impl FnMut() -> T, calls: usize) -> f64 {
-    let start = Instant::now();
-    for _ in 0..calls {
-        black_box(f());
+/// The least time between two readings of the clock when a frame's buffers are outside the
+/// timed span: reading the clock costs tens of nanoseconds.
+const LEAST_SPAN: Duration = Duration::from_micros(20);
+
+impl<T, F: FnMut() -> T> Timed<F> {
+    fn new(call: F, frame: Option<usize>, inside: bool) -> Self {
+        Timed {
+            call,
+            frame,
+            inside,
+            batch: 1,
+        }
     }
-    start.elapsed().as_secs_f64() / calls as f64
+
+    /// Sets the batch for calls that take `once` seconds each.
+    fn batch_for(&mut self, once: f64) {
+        self.batch = ((LEAST_SPAN.as_secs_f64() / once.max(1e-9)).ceil() as usize).max(1);
+    }
+
+    /// One call with its buffer, if it has one, as the timed ones make it.
+    fn untimed(&mut self) {
+        let frame = self
+            .frame
+            .map(|len| black_box(Vec::<u8>::with_capacity(len)));
+        drop(black_box((self.call)()));
+        drop(frame);
+    }
+
+    /// The allocations of one call: with its buffer when the buffer is timed with it.
+    fn usage(&mut self) -> Usage {
+        match (self.frame, self.inside) {
+            (Some(len), false) => {
+                let frame = black_box(Vec::<u8>::with_capacity(len));
+                let region = Region::new();
+                drop(black_box((self.call)()));
+                let usage = region.usage();
+                drop(frame);
+                usage
+            }
+            _ => {
+                let region = Region::new();
+                self.untimed();
+                region.usage()
+            }
+        }
+    }
+
+    /// Seconds per call, over `calls` calls.
+    fn time(&mut self, calls: usize) -> f64 {
+        match (self.frame, self.inside) {
+            (Some(len), false) => {
+                let mut spent = Duration::ZERO;
+                let mut left = calls;
+                while left > 0 {
+                    let n = left.min(self.batch);
+                    let frames: Vec<Vec<u8>> =
+                        (0..n).map(|_| black_box(Vec::with_capacity(len))).collect();
+                    let start = Instant::now();
+                    for _ in 0..n {
+                        drop(black_box((self.call)()));
+                    }
+                    spent += start.elapsed();
+                    drop(black_box(frames));
+                    left -= n;
+                }
+                spent.as_secs_f64() / calls as f64
+            }
+            _ => {
+                let start = Instant::now();
+                for _ in 0..calls {
+                    self.untimed();
+                }
+                start.elapsed().as_secs_f64() / calls as f64
+            }
+        }
+    }
+
+    /// Criterion's measurement of the call, its buffer treated as [`time`](Self::time) does.
+    fn criterion(&mut self, b: &mut criterion::Bencher<'_>) {
+        match (self.frame, self.inside) {
+            (Some(len), false) => b.iter_batched(
+                || Vec::<u8>::with_capacity(len),
+                |frame| {
+                    drop(black_box((self.call)()));
+                    frame
+                },
+                criterion::BatchSize::SmallInput,
+            ),
+            _ => b.iter(|| self.untimed()),
+        }
+    }
 }
 
 fn median(v: &mut [f64]) -> f64 {

@@ -106,9 +106,11 @@ fn main() {
     }
 
     // `view` on the struct: the view type's name.
+    let mut index = kafka_wire::ViewIndex::new();
     for version in 0..=3 {
         let bytes = value.encode_to_bytes(version).unwrap();
-        let read: EverythingRead<'_> = <Everything as kafka_wire::View>::view(&bytes, version).unwrap();
+        let read: EverythingRead<'_> =
+            <Everything as kafka_wire::View>::view_in(&bytes, version, &mut index).unwrap();
         assert_eq!(read.id(), value.id);
         assert_eq!(read.into_owned(), value, "version {version}");
     }

@@ -190,7 +190,8 @@ fn request_frame(key: i16, version: i16, correlation: i32, body: &[u8]) -> Vec<u
 /// the tap passes it as it came), but for Produce with acks 0, which gets none.
 fn answer_empty(key: i16, version: i16, correlation: i32, frame: &[u8]) -> Option<Vec<u8>> {
     if key == 0 {
-        let (_, body) = kafka_wire::frame::peek_request::<RequestBody>(frame).ok()?;
+        let mut index = kafka_wire::ViewIndex::new();
+        let (_, body) = kafka_wire::frame::peek_request::<RequestBody>(frame, &mut index).ok()?;
         if kafka_wire::peek::produce(body, version).ok()?.acks == 0 {
             return None;
         }

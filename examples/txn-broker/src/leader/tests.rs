@@ -832,16 +832,17 @@ fn failed_write_answers_a_storage_error_and_leaves_no_trace() {
 
 #[test]
 fn produce_and_fetch_read_through_views_answer_as_the_owned_requests() {
-    use kafka_wire::View;
+    use kafka_wire::{View, ViewIndex};
 
     let c = cluster();
+    let mut index = ViewIndex::new();
     let (owned_disk, viewed_disk) = (MemStorage::default(), MemStorage::default());
     let mut owned = leaders(&owned_disk, 0, &c);
     let mut viewed = leaders(&viewed_disk, 0, &c);
     for (partition, values) in [(0, ["a", "b"]), (1, ["c", "d"]), (0, ["e", "f"])] {
         let req = produce_req(TOPIC, partition, Some(batch(-1, 0, 0, false, &values)), -1);
         let wire = req.encode_to_bytes(9).unwrap();
-        let view = ProduceRequest::view(&wire, 9).unwrap();
+        let view = ProduceRequest::view_in(&wire, 9, &mut index).unwrap();
         assert_eq!(
             viewed.produce_view(view, Source::from(&wire)),
             owned.produce(&req, 9)
@@ -856,7 +857,7 @@ fn produce_and_fetch_read_through_views_answer_as_the_owned_requests() {
     for isolation in [0, 1] {
         let req = fetch_req(0, 0, isolation, 1 << 20);
         let wire = req.encode_to_bytes(12).unwrap();
-        let view = FetchRequest::view(&wire, 12).unwrap();
+        let view = FetchRequest::view_in(&wire, 12, &mut index).unwrap();
         let answer = viewed.fetch_view(view, 12);
         assert_eq!(answer, owned.fetch(&req, 12));
         assert_eq!(bases(&answer.responses[0].partitions[0]), [0, 2]);

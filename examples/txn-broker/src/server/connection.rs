@@ -16,7 +16,7 @@ use bytes::{Bytes, BytesMut};
 use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
 use kafka_wire::messages::api::{RequestBody, RequestBodyView, ResponseBody};
 use kafka_wire::messages::{ApiVersionsRequest, ResponseHeader};
-use kafka_wire::view::Source;
+use kafka_wire::view::{Source, ViewIndex};
 use kafka_wire::{ApiMessage, ApiSet, ErrorCode};
 
 use crate::leader::Listener;
@@ -63,6 +63,9 @@ fn serve_connection(shared: &Shared, mut stream: TcpStream, listener: Listener) 
     let _ = stream.set_nodelay(true);
     let mut buf = BytesMut::with_capacity(64 * 1024);
     let mut chunk = vec![0u8; 64 * 1024];
+    // The connection's requests are opened into one index, which stops growing once it has held
+    // the largest.
+    let mut index = ViewIndex::new();
     loop {
         loop {
             let frame = match frame::split_frame(&mut buf, DEFAULT_MAX_FRAME_SIZE) {
@@ -73,7 +76,7 @@ fn serve_connection(shared: &Shared, mut stream: TcpStream, listener: Listener) 
                     return;
                 }
             };
-            match handle_frame(shared, frame, listener) {
+            match handle_frame(shared, frame, listener, &mut index) {
                 Reply::Send(bytes) => {
                     if let Err(e) = stream.write_all(&bytes) {
                         trace!(shared.who, "{peer}: write failed, closing: {e}");
@@ -124,7 +127,7 @@ fn encode(correlation_id: i32, body: &ResponseBody, version: i16) -> Reply {
     }
 }
 
-fn handle_frame(shared: &Shared, frame: Bytes, listener: Listener) -> Reply {
+fn handle_frame(shared: &Shared, frame: Bytes, listener: Listener, index: &mut ViewIndex) -> Reply {
     let Some((key, version, correlation_id)) = peek_header(&frame) else {
         return Reply::Close("frame shorter than a request header".into());
     };
@@ -159,7 +162,7 @@ fn handle_frame(shared: &Shared, frame: Bytes, listener: Listener) -> Reply {
     }
     // Read as Kafka's broker reads a request: bytes after the body are ignored (librdkafka's
     // Metadata request for all topics, v9 and later, leaves one), and counted in the trace.
-    let request = match frame::view_request_lenient::<RequestBody>(&frame) {
+    let request = match frame::view_request_lenient::<RequestBody>(&frame, index) {
         Ok(request) => request,
         Err(e) => return Reply::Close(format!("undecodable request: {e}")),
     };

@@ -236,7 +236,8 @@ fn request(
     let correlation = i32::from_be_bytes([c0, c1, c2, c3]);
     let size = frame.len();
     tap.output.request_sent(key, size);
-    let header = kafka_wire::frame::peek_request::<RequestBody>(&frame[..]).ok();
+    let mut index = kafka_wire::ViewIndex::new();
+    let header = kafka_wire::frame::peek_request::<RequestBody>(&frame[..], &mut index).ok();
     let no_response = key == PRODUCE_KEY
         && header
             .as_ref()

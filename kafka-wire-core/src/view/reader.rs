@@ -1,0 +1,71 @@
+//! What a view reads from: the bytes it was opened on and the index its opening recorded.
+
+use super::cursor::Cursor;
+use super::index::{ViewIndex, ABSENT};
+use super::source::Source;
+use core::fmt;
+
+/// What a view reads: the bytes it was opened on, and the index the opening walk recorded.
+/// Every view `#[derive(KafkaMessage)]` writes holds one. Not part of the public API.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct Reader<'a> {
+    src: Source<'a>,
+    words: &'a [u32],
+}
+
+impl<'a> Reader<'a> {
+    /// A reader of `src` through `index`.
+    #[inline]
+    pub(crate) fn new(src: Source<'a>, index: &'a ViewIndex) -> Self {
+        Reader {
+            src,
+            words: index.words(),
+        }
+    }
+
+    /// A reader of `src` alone, for values found by position.
+    #[inline]
+    pub(crate) fn unindexed(src: Source<'a>) -> Self {
+        Reader { src, words: &[] }
+    }
+
+    /// A reader of nothing, for views of values that are not there.
+    #[inline]
+    pub(crate) fn empty() -> Self {
+        Reader {
+            src: Source::default(),
+            words: &[],
+        }
+    }
+
+    /// What the view was opened on.
+    #[inline]
+    pub fn source(&self) -> Source<'a> {
+        self.src
+    }
+
+    /// Word `at` of the index; [`ABSENT`] past its end, which no record the walk made reaches.
+    #[inline]
+    pub(crate) fn word(&self, at: u32) -> u32 {
+        self.words.get(at as usize).copied().unwrap_or(ABSENT)
+    }
+
+    /// The `N` bytes at byte `at` of the source, if there are as many.
+    #[inline]
+    pub(crate) fn fixed<const N: usize>(&self, at: u32) -> Option<&'a [u8; N]> {
+        self.src.bytes().get(at as usize..)?.first_chunk::<N>()
+    }
+
+    /// A cursor at byte `at` of the source, over bytes the walk checked.
+    #[inline]
+    pub(crate) fn cursor(&self, at: u32) -> Cursor<'a> {
+        Cursor::at(self.src, at as usize)
+    }
+}
+
+impl fmt::Debug for Reader<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Reader").finish_non_exhaustive()
+    }
+}
