@@ -15,7 +15,7 @@ use kafka_wire::api::BodyView;
 use kafka_wire::json::{at_version, FromJson, JsonBody, JsonCodec};
 use kafka_wire::messages::api::{RequestBody, ResponseBody};
 use kafka_wire::messages::*;
-use kafka_wire::{ApiSet, Decode, Encode};
+use kafka_wire::{ApiSet, Decode, Encode, ViewIndex};
 use kafka_wire_tests::generated::check_by_name;
 use kafka_wire_tests::kafka_classes::File;
 use kafka_wire_tests::{declared_messages, to_hex};
@@ -151,7 +151,8 @@ fn body_json<S: JsonBody + PartialEq>(
     if !input.is_empty() {
         return Err(format!("{} bytes left over", input.len()));
     }
-    let viewed = S::view(key, bytes, version).map_err(|e| format!("view: {e}"))?;
+    let mut index = ViewIndex::new();
+    let viewed = S::view_in(key, bytes, version, &mut index).map_err(|e| format!("view: {e}"))?;
     if viewed.api().key() != key || viewed.into_owned() != body {
         return Err("the set's view reads another body than decoding".into());
     }
