@@ -17,6 +17,9 @@
 extern crate alloc;
 
 pub mod api;
+#[cfg(feature = "views")]
+#[allow(unsafe_code)]
+mod ascii;
 pub mod codec;
 mod compression;
 mod error;

@@ -195,7 +195,7 @@ impl<'a> Cursor<'a> {
     pub(crate) fn checked_str(&mut self, cx: Ctx) -> &'a str {
         let len = self.checked_len(cx, LenKind::String);
         self.take(len)
-            .and_then(|bytes| core::str::from_utf8(bytes).ok())
+            .and_then(crate::ascii::to_str)
             .unwrap_or_default()
     }
 
