@@ -72,6 +72,9 @@
 //! is a compile error outside kafka-wire, and so is a `match` on a growing enum without a `_` arm.
 //! `tests/semver.rs` shows each style; `tests/ui/fail/semver/` pins the errors.
 //!
+//! `CHANGELOG.md`, beside the crates in their repository, lists every change to the public API of
+//! each release, and for each breaking one the code to write instead.
+//!
 //! Your own messages are yours: a struct you derive is `#[non_exhaustive]` only if you say so, and
 //! has the setters all the same (`#[kafka(no_setters)]` leaves them out). Messages that
 //! `kafka-wire-codegen` generates from your schemas are `#[non_exhaustive]`, as Kafka's are, which
