@@ -13,6 +13,7 @@ mod brokers;
 mod output;
 mod proxy;
 pub mod rewrite;
+mod scan;
 
 pub use output::Bodies;
 

@@ -324,7 +324,7 @@ async fn responses(
                 continue;
             };
             let mut rewritten = None;
-            if carries_endpoints(p.key) {
+            if carries_endpoints(p.key, p.version) {
                 let mut to_tap =
                     |node, host: &str, port| tap.brokers.listener(tap, node, host, port);
                 match rewrite(&frame, p.key, p.version, &mut to_tap) {
