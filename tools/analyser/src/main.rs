@@ -309,6 +309,12 @@ fn tap_command() -> Command {
                 .help("Lines that may wait for the output before new ones are dropped"),
         )
         .arg(
+            Arg::new("copy")
+                .long("copy")
+                .action(ArgAction::SetTrue)
+                .help("Read and write every byte in the tap's memory, rather than moving large frames between the sockets in the kernel (splice, Linux only)"),
+        )
+        .arg(
             Arg::new("queue-bytes")
                 .long("queue-bytes")
                 .value_name("BYTES")
@@ -369,6 +375,7 @@ fn tap_options(m: &ArgMatches) -> Result<tap::Options> {
             .get_one::<usize>("queue-bytes")
             .copied()
             .unwrap_or(64 << 20),
+        copy: m.get_flag("copy"),
     })
 }
 

@@ -196,6 +196,7 @@ impl<'a> Slice<'a> {
     }
 
     /// Where the reading is.
+    #[cfg(test)]
     pub fn at(&self) -> usize {
         self.at
     }
