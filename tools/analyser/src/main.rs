@@ -315,6 +315,13 @@ fn tap_command() -> Command {
                 .help("Read and write every byte in the tap's memory, rather than moving large frames between the sockets in the kernel (splice, Linux only)"),
         )
         .arg(
+            Arg::new("pipe-size")
+                .long("pipe-size")
+                .value_name("BYTES")
+                .value_parser(value_parser!(usize))
+                .help("The capacity asked for each pipe that large frames pass through, which the kernel rounds up to a power of two pages [default: /proc/sys/fs/pipe-max-size]"),
+        )
+        .arg(
             Arg::new("queue-bytes")
                 .long("queue-bytes")
                 .value_name("BYTES")
@@ -376,6 +383,7 @@ fn tap_options(m: &ArgMatches) -> Result<tap::Options> {
             .copied()
             .unwrap_or(64 << 20),
         copy: m.get_flag("copy"),
+        pipe_size: m.get_one::<usize>("pipe-size").copied(),
     })
 }
 

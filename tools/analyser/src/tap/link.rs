@@ -48,6 +48,8 @@ pub struct Link {
     pub buf: BytesMut,
     /// Whether large frames move in the kernel.
     kernel: bool,
+    /// The size asked for each pipe, if not the largest allowed.
+    pipe_size: Option<usize>,
     /// The pipe frames pass through, made the first time one does.
     #[cfg(target_os = "linux")]
     pipe: Option<Pipe>,
@@ -63,11 +65,12 @@ pub struct Link {
 
 impl Link {
     /// A link from `from` (`who`) to `to` (`dest`); large frames move in the kernel when
-    /// `kernel` asks it and the system allows it.
+    /// `kernel` asks it and the system allows it, through pipes of `pipe_size`.
     pub fn new(
         from: OwnedReadHalf,
         to: OwnedWriteHalf,
         kernel: bool,
+        pipe_size: Option<usize>,
         who: &'static str,
         dest: &'static str,
     ) -> Link {
@@ -76,6 +79,7 @@ impl Link {
             to,
             buf: BytesMut::new(),
             kernel: kernel && cfg!(target_os = "linux"),
+            pipe_size,
             #[cfg(target_os = "linux")]
             pipe: None,
             #[cfg(target_os = "linux")]
@@ -201,7 +205,7 @@ impl Link {
         #[cfg(target_os = "linux")]
         if self.kernel && left > 0 {
             if self.tee_pipe.is_none() {
-                self.tee_pipe = Pipe::new().ok();
+                self.tee_pipe = Pipe::new(self.pipe_size).ok();
             }
             if let (Some(mut pipe), Some(mut copy)) = (self.pipe(), self.tee_pipe.take()) {
                 let moved = self
@@ -240,7 +244,7 @@ impl Link {
     /// descriptors): the frame is then copied.
     #[cfg(target_os = "linux")]
     pub fn pipe(&mut self) -> Option<Pipe> {
-        self.pipe.take().or_else(|| Pipe::new().ok())
+        self.pipe.take().or_else(|| Pipe::new(self.pipe_size).ok())
     }
 
     /// Gives back the pipe [`pipe`](Self::pipe) lent, empty.

@@ -55,6 +55,8 @@ pub struct Options {
     pub queue_bytes: usize,
     /// Every byte read and written by the tap (`--copy`), none moved in the kernel.
     pub copy: bool,
+    /// The size asked for each pipe; `None` for the largest the system allows.
+    pub pipe_size: Option<usize>,
 }
 
 /// What every connection shares.
@@ -64,6 +66,7 @@ pub struct Tap {
     max_frame: usize,
     /// Whether large frames move between the sockets in the kernel.
     kernel: bool,
+    pipe_size: Option<usize>,
     /// Set when the tap stops: connections close and listeners stop accepting.
     stop: watch::Receiver<bool>,
     /// The name of the tap's own lines (a node's listener that cannot be opened).
@@ -130,6 +133,7 @@ pub fn run(options: Options) -> Result<ExitCode> {
         ),
         max_frame: options.max_frame,
         kernel: !options.copy,
+        pipe_size: options.pipe_size,
         stop,
         name: Arc::from(format!("tap {}", options.listen)),
     });

@@ -39,17 +39,20 @@ pub async fn serve(tap: Arc<Tap>, client: TcpStream, peer: std::net::SocketAddr,
     tap.output.connection_opened();
     let (from_client, to_client) = client.into_split();
     let (from_server, to_server) = server.into_split();
+    let (kernel, pipe) = (tap.kernel, tap.pipe_size);
     let up = Link::new(
         from_client,
         to_server,
-        tap.kernel,
+        kernel,
+        pipe,
         "the client",
         "the broker",
     );
     let down = Link::new(
         from_server,
         to_client,
-        tap.kernel,
+        kernel,
+        pipe,
         "the broker",
         "the client",
     );

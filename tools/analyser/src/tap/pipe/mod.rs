@@ -36,13 +36,15 @@ pub enum In {
 }
 
 impl Pipe {
-    /// A pipe as large as the system lets this process make one (the default size when it does
-    /// not say, or refuses).
-    pub fn new() -> io::Result<Pipe> {
+    /// A pipe of `size` bytes' worth of pages, or as large as the system lets this process make
+    /// one (the default size when it does not say, or refuses).
+    pub fn new(size: Option<usize>) -> io::Result<Pipe> {
         let (read, write) = pipe::pipe_with(PipeFlags::NONBLOCK | PipeFlags::CLOEXEC)?;
-        let max = std::fs::read_to_string(MAX_SIZE)
-            .ok()
-            .and_then(|s| s.trim().parse::<usize>().ok());
+        let max = size.or_else(|| {
+            std::fs::read_to_string(MAX_SIZE)
+                .ok()
+                .and_then(|s| s.trim().parse::<usize>().ok())
+        });
         if let Some(max) = max {
             // Refused beyond the user's share of pipe pages: the default size still works.
             let _ = pipe::fcntl_setpipe_size(&write, max);

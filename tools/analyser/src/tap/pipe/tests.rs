@@ -43,7 +43,7 @@ fn spliced_through_byte_for_byte_and_full_is_said() {
             reader.read_exact(&mut got).unwrap();
             got
         });
-        let mut pipe = Pipe::new().unwrap();
+        let mut pipe = Pipe::new(None).unwrap();
         // Filled without draining until it refuses: it holds some bytes, not the eight MiB.
         let mut full = false;
         while !full {
@@ -76,7 +76,7 @@ fn put_teed_and_taken_back_in_order() {
     runtime().block_on(async {
         let (mut writer, from) = pair().await;
         writer.write_all(b"-spliced-").unwrap();
-        let mut pipe = Pipe::new().unwrap();
+        let mut pipe = Pipe::new(None).unwrap();
         assert_eq!(pipe.put(b"put").unwrap(), 3);
         let mut moved = 0;
         while moved < 9 {
@@ -85,7 +85,7 @@ fn put_teed_and_taken_back_in_order() {
             }
         }
         assert_eq!(pipe.put(b"end").unwrap(), 3);
-        let mut copy = Pipe::new().unwrap();
+        let mut copy = Pipe::new(None).unwrap();
         assert_eq!(pipe.tee(&mut copy, 100).unwrap(), 15);
         let (mut teed, mut taken) = (BytesMut::new(), BytesMut::new());
         copy.take_all(&mut teed).unwrap();
@@ -100,7 +100,7 @@ fn put_teed_and_taken_back_in_order() {
 
 #[test]
 fn a_full_pipe_takes_what_it_can_and_says_how_much() {
-    let mut pipe = Pipe::new().unwrap();
+    let mut pipe = Pipe::new(None).unwrap();
     let big = pattern(16 << 20);
     let put = pipe.put(&big).unwrap();
     assert!(put > 0 && put < big.len(), "{put}");
