@@ -429,7 +429,7 @@ fn run(layout: &Layout, rounds: usize, frames: usize, trips: usize) {
     println!("|---|---|---|---|---|");
     for (label, q) in [("p50", 0.5), ("p99", 0.99)] {
         let at: Vec<f64> = trips_by.iter().map(|t| quantile(t, q)).collect();
-        let added = |p: usize| format!("{:.0} µs (+{:.0})", at[p], at[p] - at[0]);
+        let added = |p: usize| format!("{:.0} µs ({:+.0})", at[p], at[p] - at[0]);
         println!(
             "| {label} | {:.0} µs | {} | {} | {} |",
             at[0],

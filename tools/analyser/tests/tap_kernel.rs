@@ -200,11 +200,7 @@ fn a_frame_larger_than_a_pipe_is_finished_in_memory() {
 type Endpoint = (i32, String, i32);
 
 /// The node endpoints and the records of every partition of a Fetch or Produce response.
-fn endpoints_and_records(
-    frame: &[u8],
-    key: i16,
-    version: i16,
-) -> (Vec<Endpoint>, Vec<Vec<u8>>) {
+fn endpoints_and_records(frame: &[u8], key: i16, version: i16) -> (Vec<Endpoint>, Vec<Vec<u8>>) {
     let (_, body) = kafka_wire::frame::decode_response::<ResponseBody>(
         frame[4..].to_vec().into(),
         key,
