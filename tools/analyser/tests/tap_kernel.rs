@@ -4,6 +4,8 @@
 //! untouched, one that names brokers is rewritten, one larger than a pipe holds is finished in
 //! memory; a hostile size field buys no memory, garbage is forwarded and reported, and a signal
 //! in the middle of a frame stops the tap cleanly.
+// The kernel path is Linux's: elsewhere the tap copies, which tests/tap.rs covers.
+#![cfg(target_os = "linux")]
 #![forbid(unsafe_code)]
 
 mod tap_support;
@@ -161,6 +163,39 @@ fn large_frames_pass_byte_for_byte_in_the_kernel_and_copied() {
             assert!((spliced as usize) < large, "{summary}");
         }
     }
+}
+
+/// The length of the bytes a base64 string (records the lines could not read as batches) holds.
+fn base64_len(text: &Value) -> usize {
+    let text = text
+        .as_str()
+        .unwrap_or_else(|| panic!("records as base64: {text:.200}"));
+    text.len() / 4 * 3 - text.bytes().rev().take_while(|b| *b == b'=').count()
+}
+
+#[test]
+fn with_bodies_full_the_lines_have_every_byte_and_the_frames_still_move_in_the_kernel() {
+    let broker = Broker::start(answer);
+    let tap = Tap::start(broker.addr, &[], Stdio::piped());
+    let requests = [frame("produce-v9-request"), request(1, 12, 1)];
+    let received = through(&tap, &requests);
+    assert!(broker.received.lock().unwrap().as_slice() == requests.concat().as_slice());
+    assert!(received == *broker.sent.lock().unwrap(), "byte for byte");
+    let (out, summary) = tap.stop_with_output();
+    let printed = lines(&out);
+    assert_eq!(printed.len(), 2, "{out}");
+    let produced: usize = printed[0]["request"]["body"]["topicData"][0]["partitionData"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| base64_len(&p["records"]))
+        .sum();
+    assert_eq!(produced, 3 << 20, "{}", printed[0]["request"]["body"]);
+    let fetched = &printed[1]["response"]["body"]["responses"][0]["partitions"][0]["records"];
+    assert_eq!(base64_len(fetched), 3 << 20);
+    // Teed: what went on was spliced, and the lines have their copy.
+    let spliced = counted(&summary, "of them spliced") as usize;
+    assert!(spliced > (6 << 20) - (128 << 10), "{summary}");
 }
 
 /// The bytes spliced while one Fetch v16 response of correlation id `correlation` passes, with

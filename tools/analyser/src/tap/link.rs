@@ -49,6 +49,7 @@ pub struct Link {
     /// Whether large frames move in the kernel.
     kernel: bool,
     /// The size asked for each pipe, if not the largest allowed.
+    #[cfg(target_os = "linux")]
     pipe_size: Option<usize>,
     /// The pipe frames pass through, made the first time one does.
     #[cfg(target_os = "linux")]
@@ -74,11 +75,15 @@ impl Link {
         who: &'static str,
         dest: &'static str,
     ) -> Link {
+        // Pipes exist on Linux only.
+        #[cfg(not(target_os = "linux"))]
+        let _ = pipe_size;
         Link {
             from,
             to,
             buf: BytesMut::new(),
             kernel: kernel && cfg!(target_os = "linux"),
+            #[cfg(target_os = "linux")]
             pipe_size,
             #[cfg(target_os = "linux")]
             pipe: None,

@@ -41,6 +41,9 @@ pub fn may_name_nodes(key: i16, version: i16) -> Option<bool> {
 
 /// Why a response could not be read to its end.
 #[derive(Debug)]
+// Only the kernel path (Linux) reads from a source that can fail, and says why a frame is
+// malformed.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub enum Stop<E> {
     /// The bytes are not a response of this API and version.
     Malformed(&'static str),
