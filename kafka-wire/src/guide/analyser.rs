@@ -62,8 +62,17 @@
 //!   FILE` writes to a file; a summary (requests per API, bytes each way, latency percentiles,
 //!   lines dropped) goes to standard error every `--summary` seconds and when the tap stops.
 //!   Lines wait in a bounded queue (`--queue`, `--queue-bytes`): when the output cannot keep up,
-//!   lines are dropped and counted, and forwarding goes on. A frame above `--max-frame` or too
-//!   short for a header is reported and both sides of its connection are closed. Ctrl-C or
+//!   lines are dropped and counted, and forwarding goes on. On Linux, a frame of 64 KiB or more
+//!   is read only as far as its line needs (the header, and a Produce request's `acks`) and the
+//!   rest moves from socket to socket in the kernel (`splice(2)` through a pipe; with `--bodies
+//!   full`, a copy for the line is taken with `tee(2)`). Produce v10+ and Fetch v16+ responses,
+//!   which may end with the `NodeEndpoints` tagged field, are read at field level as they
+//!   arrive, their records held in the pipe: one that names no broker goes on untouched, one
+//!   that does is read back and rewritten, and one larger than a pipe holds (`--pipe-size`, by
+//!   default `/proc/sys/fs/pipe-max-size`) is finished in memory. `--copy`, and every other
+//!   system, reads and writes every byte instead; the summary counts the bytes spliced. A frame
+//!   above `--max-frame` or too short for a header is reported and both sides of its connection
+//!   are closed. Ctrl-C or
 //!   SIGTERM stops it: connections close, responses already on their way are still read for up to
 //!   two seconds, and every line is written. TLS listeners are out of scope, as are the raw
 //!   tokens that follow SaslHandshake v0 (SaslAuthenticate passes like any other request).

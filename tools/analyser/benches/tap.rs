@@ -1,19 +1,24 @@
-//! `kafka-wire tap` against a direct connection, in one run: Produce and Fetch traffic of 1 MiB
-//! frames through the tap (`--bodies none`) and straight to the broker, in alternating rounds;
-//! then small requests one at a time, for the latency the tap adds; and the tap's resident
-//! memory after each round.
+//! `kafka-wire tap` against a direct connection, in one run: Produce v9 requests, Fetch v12
+//! responses and Fetch v16 responses (no `NodeEndpoints`) of 1 MiB, straight to the broker,
+//! through the tap moving large frames in the kernel, and through the tap with `--copy`, in
+//! rounds whose order turns; then small requests one at a time, for the latency each adds. All
+//! of it twice: with the client, the broker and the tap sharing every core, and with the tap on a
+//! core of its own while the client and the broker share another.
 //!
-//! `cargo bench -p kafka-wire-analyser --bench tap` prints the table of BENCHMARKS.md;
-//! `KW_BENCH=quick` moves a few megabytes only, as a smoke test. The broker is the bench's own
-//! and does no work but reading a frame and writing a prepared answer, so that the tap's cost
-//! is measured where it shows most: against a real broker, which writes to disk, its share is
-//! smaller.
+//! `cargo bench -p kafka-wire-analyser --bench tap` prints the tables of BENCHMARKS.md;
+//! `KW_BENCH=quick` moves a few megabytes only, as a smoke test. The broker is this program again,
+//! in a process of its own (so that its CPU time is its own), and does no work but reading a
+//! frame and writing a prepared answer: the tap's cost shows where it shows most. Beside the tap
+//! runs the floor of any proxy that splices: the same program again, forwarding with blocking
+//! threads and nothing else. The processes' ids go to standard error at the start, for a
+//! profiler to attach to.
 
 use bytes::{Bytes, BytesMut};
 use kafka_wire::frame::{encode_request, encode_response};
 use kafka_wire::messages::api::{RequestBody, ResponseBody};
 use kafka_wire::messages::*;
-use kafka_wire::{KafkaString, Records};
+use kafka_wire::{KafkaString, Records, Uuid};
+use rustix::thread::{sched_getaffinity, sched_setaffinity, CpuSet};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -25,26 +30,19 @@ const BIN: &str = env!("CARGO_BIN_EXE_kafka-wire");
 const MIB: usize = 1 << 20;
 /// Requests a client keeps on their way, as a producer's `max.in.flight` does.
 const IN_FLIGHT: usize = 5;
-
-fn header(key: i16, version: i16, correlation_id: i32) -> RequestHeader {
-    RequestHeader::default()
-        .with_request_api_key(key)
-        .with_request_api_version(version)
-        .with_correlation_id(correlation_id)
-        .with_client_id(Some(KafkaString::from_static("bench")))
-}
+/// Set in the broker's process.
+const BROKER_ENV: &str = "KW_TAP_BENCH_BROKER";
+/// Set, to the broker's address, in the splice floor's process.
+const FORWARDER_ENV: &str = "KW_TAP_BENCH_FORWARDER";
 
 fn request(key: i16, version: i16, body: RequestBody) -> Vec<u8> {
+    let header = RequestHeader::default()
+        .with_request_api_key(key)
+        .with_request_api_version(version)
+        .with_client_id(Some(KafkaString::from_static("bench")));
     let mut out = BytesMut::new();
-    encode_request(&mut out, &header(key, version, 0), &body).unwrap();
+    encode_request(&mut out, &header, &body).unwrap();
     out.to_vec()
-}
-
-/// What the bench's broker answers to each API: a frame whose correlation id it fills in.
-struct Answers {
-    produce: Vec<u8>,
-    fetch: Vec<u8>,
-    api_versions: Vec<u8>,
 }
 
 fn response(version: i16, body: ResponseBody) -> Vec<u8> {
@@ -53,107 +51,104 @@ fn response(version: i16, body: ResponseBody) -> Vec<u8> {
     out.to_vec()
 }
 
-/// The size of each Produce request's and Fetch response's records.
-fn frame_bytes() -> usize {
-    std::env::var("KW_TAP_FRAME_KIB")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .map_or(MIB, |k| k << 10)
+fn records() -> Option<Records> {
+    Some(Records::new(Bytes::from(
+        (0..MIB).map(|i| (i * 31 % 251) as u8).collect::<Vec<u8>>(),
+    )))
 }
 
-fn payload(len: usize) -> Records {
-    Records::new(Bytes::from(
-        (0..len).map(|i| (i * 31 % 251) as u8).collect::<Vec<u8>>(),
-    ))
+/// A workload: its request, and the broker's answer, by API key and version.
+struct Workload {
+    name: &'static str,
+    request: Vec<u8>,
 }
 
-fn answers() -> Answers {
-    let produce = ProduceResponse::default().with_responses(vec![
-        produce_response::TopicProduceResponse::default()
-            .with_name("bench")
-            .with_partition_responses(vec![produce_response::PartitionProduceResponse::default()]),
-    ]);
-    let fetch = FetchResponse::default().with_responses(vec![
-        fetch_response::FetchableTopicResponse::default()
-            .with_topic("bench")
-            .with_partitions(vec![fetch_response::PartitionData::default()
-                .with_high_watermark(1 << 30)
-                .with_records(Some(payload(frame_bytes())))]),
-    ]);
-    Answers {
-        produce: response(9, ResponseBody::Produce(produce)),
-        fetch: response(12, ResponseBody::Fetch(fetch)),
-        api_versions: response(3, ResponseBody::ApiVersions(ApiVersionsResponse::default())),
-    }
-}
-
-/// The requests of the three workloads.
-struct Requests {
-    produce: Vec<u8>,
-    fetch: Vec<u8>,
-    api_versions: Vec<u8>,
-}
-
-fn requests() -> Requests {
+fn workloads() -> Vec<Workload> {
     let produce = ProduceRequest::default()
         .with_acks(-1)
         .with_timeout_ms(30_000)
         .with_topic_data(vec![produce_request::TopicProduceData::default()
             .with_name("bench")
             .with_partition_data(vec![
-                produce_request::PartitionProduceData::default()
-                    .with_records(Some(payload(frame_bytes()))),
+                produce_request::PartitionProduceData::default().with_records(records()),
             ])]);
-    let fetch = FetchRequest::default()
-        .with_max_wait_ms(500)
-        .with_max_bytes(64 << 20)
-        .with_topics(vec![fetch_request::FetchTopic::default()
-            .with_topic("bench")
-            .with_partitions(vec![
-                fetch_request::FetchPartition::default().with_partition_max_bytes(2 << 20)
-            ])]);
-    Requests {
-        produce: request(0, 9, RequestBody::Produce(produce)),
-        fetch: request(1, 12, RequestBody::Fetch(fetch)),
-        api_versions: request(
-            18,
-            3,
-            RequestBody::ApiVersions(ApiVersionsRequest::default()),
-        ),
+    let fetch = |version| {
+        let body = FetchRequest::default()
+            .with_max_wait_ms(500)
+            .with_max_bytes(64 << 20)
+            .with_topics(vec![fetch_request::FetchTopic::default()
+                .with_topic("bench")
+                .with_topic_id(Uuid::from_bytes([7; 16]))
+                .with_partitions(vec![
+                    fetch_request::FetchPartition::default().with_partition_max_bytes(2 << 20)
+                ])]);
+        request(1, version, RequestBody::Fetch(body))
+    };
+    vec![
+        Workload {
+            name: "Produce v9, 1 MiB requests",
+            request: request(0, 9, RequestBody::Produce(produce)),
+        },
+        Workload {
+            name: "Fetch v12, 1 MiB responses",
+            request: fetch(12),
+        },
+        Workload {
+            name: "Fetch v16, 1 MiB responses",
+            request: fetch(16),
+        },
+    ]
+}
+
+/// The broker's answer to a request of API `key` at `version`.
+fn answer(key: i16, version: i16) -> Vec<u8> {
+    match key {
+        0 => {
+            let partition = produce_response::PartitionProduceResponse::default();
+            let topic = produce_response::TopicProduceResponse::default()
+                .with_name("bench")
+                .with_partition_responses(vec![partition]);
+            let body = ProduceResponse::default().with_responses(vec![topic]);
+            response(version, ResponseBody::Produce(body))
+        }
+        1 => {
+            let partition = fetch_response::PartitionData::default()
+                .with_high_watermark(1 << 30)
+                .with_records(records());
+            let topic = fetch_response::FetchableTopicResponse::default()
+                .with_topic("bench")
+                .with_topic_id(Uuid::from_bytes([7; 16]))
+                .with_partitions(vec![partition]);
+            let body = FetchResponse::default().with_responses(vec![topic]);
+            response(version, ResponseBody::Fetch(body))
+        }
+        _ => response(3, ResponseBody::ApiVersions(ApiVersionsResponse::default())),
     }
 }
 
-/// The bench's broker: reads each frame and writes the prepared answer of its API.
-fn broker(answers: &'static Answers) -> SocketAddr {
+/// The broker's process: listens, says where on standard output, and answers every frame.
+fn broker_main() {
+    let answers: &'static [(i16, i16, Vec<u8>)] = Box::leak(Box::new(
+        [(0, 9), (1, 12), (1, 16), (18, 3)].map(|(k, v)| (k, v, answer(k, v))),
+    ));
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    thread::spawn(move || {
-        for conn in listener.incoming() {
-            let Ok(conn) = conn else { return };
-            thread::spawn(move || serve(conn, answers));
-        }
-    });
-    addr
+    println!("{}", listener.local_addr().unwrap());
+    for conn in listener.incoming() {
+        let Ok(conn) = conn else { return };
+        thread::spawn(move || serve(conn, answers));
+    }
 }
 
-fn serve(conn: TcpStream, answers: &Answers) {
+fn serve(conn: TcpStream, answers: &[(i16, i16, Vec<u8>)]) {
     conn.set_nodelay(true).unwrap();
     let mut reader = BufReader::with_capacity(256 << 10, conn.try_clone().unwrap());
     let mut writer = conn;
     let mut frame = Vec::new();
-    loop {
-        let mut size = [0u8; 4];
-        if reader.read_exact(&mut size).is_err() {
+    while read_frame(&mut reader, &mut frame).is_ok() {
+        let key = i16::from_be_bytes([frame[0], frame[1]]);
+        let version = i16::from_be_bytes([frame[2], frame[3]]);
+        let Some((_, _, answer)) = answers.iter().find(|a| (a.0, a.1) == (key, version)) else {
             return;
-        }
-        frame.resize(u32::from_be_bytes(size) as usize, 0);
-        if reader.read_exact(&mut frame).is_err() {
-            return;
-        }
-        let answer = match i16::from_be_bytes([frame[0], frame[1]]) {
-            0 => &answers.produce,
-            1 => &answers.fetch,
-            _ => &answers.api_versions,
         };
         // The correlation id, after the size field of the answer.
         let mut out = answer.clone();
@@ -164,11 +159,11 @@ fn serve(conn: TcpStream, answers: &Answers) {
     }
 }
 
-fn read_frame(conn: &mut impl Read, buf: &mut Vec<u8>) {
+fn read_frame(conn: &mut impl Read, buf: &mut Vec<u8>) -> std::io::Result<()> {
     let mut size = [0u8; 4];
-    conn.read_exact(&mut size).unwrap();
+    conn.read_exact(&mut size)?;
     buf.resize(u32::from_be_bytes(size) as usize, 0);
-    conn.read_exact(buf).unwrap();
+    conn.read_exact(buf)
 }
 
 /// Sends `count` copies of `frame`, keeping `IN_FLIGHT` on their way, and reads every answer;
@@ -193,7 +188,7 @@ fn pipeline(to: SocketAddr, frame: &[u8], count: usize) -> (u64, Duration) {
     let mut buf = Vec::new();
     let mut received = 0u64;
     for _ in 0..count {
-        read_frame(&mut reader, &mut buf);
+        read_frame(&mut reader, &mut buf).unwrap();
         received += buf.len() as u64 + 4;
         slot_rx.recv().unwrap();
     }
@@ -210,19 +205,43 @@ fn round_trips(to: SocketAddr, frame: &[u8], count: usize) -> Vec<f64> {
         .map(|_| {
             let start = Instant::now();
             conn.write_all(frame).unwrap();
-            read_frame(&mut conn, &mut buf);
+            read_frame(&mut conn, &mut buf).unwrap();
             start.elapsed().as_secs_f64() * 1e6
         })
         .collect()
 }
 
-struct Tap {
+/// A child process of the bench: the broker or a tap.
+struct Process {
     child: Child,
-    port: u16,
+    addr: SocketAddr,
 }
 
-impl Tap {
-    fn start(upstream: SocketAddr) -> Tap {
+impl Process {
+    fn broker() -> Process {
+        Process::this_again(BROKER_ENV, "1")
+    }
+
+    fn forwarder(upstream: SocketAddr) -> Process {
+        Process::this_again(FORWARDER_ENV, &upstream.to_string())
+    }
+
+    /// This program again, with `env` set to `value`: it says its address on standard output.
+    fn this_again(env: &str, value: &str) -> Process {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .env(env, value)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line.trim().parse().unwrap();
+        Process { child, addr }
+    }
+
+    fn tap(upstream: SocketAddr, extra: &[&str]) -> Process {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -232,6 +251,7 @@ impl Tap {
             .args(["tap", "--listen", &format!("127.0.0.1:{port}")])
             .args(["--upstream", &upstream.to_string()])
             .args(["--bodies", "none", "--out", "/dev/null", "--summary", "0"])
+            .args(extra)
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
@@ -240,34 +260,26 @@ impl Tap {
             .read_line(&mut line)
             .unwrap();
         assert!(line.contains("listening on"), "{line}");
-        Tap { child, port }
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        Process { child, addr }
     }
 
-    fn addr(&self) -> SocketAddr {
-        SocketAddr::from(([127, 0, 0, 1], self.port))
-    }
-
-    /// The tap's resident memory, in KiB.
-    fn rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
-            .unwrap()
+    /// User and system CPU seconds the process has used.
+    fn cpu(&self) -> [f64; 2] {
+        cpu(&self.child.id().to_string())
     }
 }
 
-impl Drop for Tap {
+impl Drop for Process {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
 }
 
-/// User and system CPU seconds a process has used (`/proc/PID/stat`, in clock ticks of a
-/// hundredth of a second).
-fn cpu(pid: &str) -> (f64, f64) {
+/// User and system CPU seconds of a process (`/proc/PID/stat`, in clock ticks of a hundredth of
+/// a second).
+fn cpu(pid: &str) -> [f64; 2] {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
     // After the command's name in parentheses: state is field 3, utime 14 and stime 15.
     let fields: Vec<&str> = stat
@@ -277,25 +289,14 @@ fn cpu(pid: &str) -> (f64, f64) {
         .split_whitespace()
         .collect();
     let ticks = |i: usize| fields[i - 3].parse::<f64>().unwrap() / 100.0;
-    (ticks(14), ticks(15))
+    [ticks(14), ticks(15)]
 }
 
-/// CPU seconds (user, system) of the bench's own process (client and broker) and of the tap
-/// while `f` runs.
-fn measured<T>(tap: &Tap, f: impl FnOnce() -> T) -> (T, [f64; 4]) {
-    let tap_pid = tap.child.id().to_string();
-    let (own0, tap0) = (cpu("self"), cpu(&tap_pid));
-    let out = f();
-    let (own1, tap1) = (cpu("self"), cpu(&tap_pid));
-    (
-        out,
-        [
-            own1.0 - own0.0,
-            own1.1 - own0.1,
-            tap1.0 - tap0.0,
-            tap1.1 - tap0.1,
-        ],
-    )
+/// The calling thread (and the threads and processes it starts) on these cores.
+fn pin(cores: &[usize]) {
+    let mut set = CpuSet::new();
+    cores.iter().for_each(|c| set.set(*c));
+    sched_setaffinity(None, &set).unwrap();
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -309,98 +310,204 @@ fn quantile(v: &[f64], q: f64) -> f64 {
     v[((v.len() - 1) as f64 * q).round() as usize]
 }
 
-fn main() {
-    let quick = std::env::var("KW_BENCH").is_ok_and(|v| v == "quick");
-    let (rounds, frames, trips) = if quick { (1, 8, 200) } else { (7, 256, 20_000) };
-    let answers: &'static Answers = Box::leak(Box::new(answers()));
-    let requests = requests();
-    let broker = broker(answers);
-    let tap = Tap::start(broker);
-    let first_rss = tap.rss_kib();
-    let mut rss = Vec::new();
+/// How the three processes sit on the cores.
+struct Layout {
+    name: &'static str,
+    /// The cores of the client and the broker, and of the tap.
+    cores: [Vec<usize>; 2],
+}
 
-    println!("Through `kafka-wire tap --bodies none` and straight to the broker, alternating, {rounds} round(s) each:");
-    println!(
-        "{frames} frames of 1 MiB per round and workload, {IN_FLIGHT} on their way at a time.\n"
+/// The ways from the client to the broker: straight, through the tap, through the tap copying,
+/// and through the floor of any proxy that moves bytes in the kernel ([`forwarder_main`]).
+const PATHS: [&str; 4] = ["direct", "tap", "tap --copy", "splice floor"];
+
+/// One layout's runs: every workload through every path, then the round trips.
+fn run(layout: &Layout, rounds: usize, frames: usize, trips: usize) {
+    // Each process starts on the cores of the thread that starts it. The broker first, so that
+    // the others know where it is.
+    pin(&layout.cores[0]);
+    let broker = Process::broker();
+    pin(&layout.cores[1]);
+    let middle = [
+        Process::tap(broker.addr, &[]),
+        Process::tap(broker.addr, &["--copy"]),
+        Process::forwarder(broker.addr),
+    ];
+    pin(&layout.cores[0]);
+    eprintln!(
+        "{}: broker pid {}, tap pid {}, tap --copy pid {}, floor pid {}",
+        layout.name,
+        broker.child.id(),
+        middle[0].child.id(),
+        middle[1].child.id(),
+        middle[2].child.id()
     );
-    println!("| workload | direct | through the tap | tap ÷ direct (median, lowest-highest) |");
-    println!("|---|---|---|---|");
-    // CPU seconds per GiB moved: [user, system] of client and broker, then of the tap.
+    let addrs = [broker.addr, middle[0].addr, middle[1].addr, middle[2].addr];
+    let n = PATHS.len();
+    println!("\n### {}\n", layout.name);
+    println!("| workload | direct | tap ÷ direct | tap --copy ÷ direct | splice floor ÷ direct |");
+    println!("|---|---|---|---|---|");
     let mut cpu_rows = Vec::new();
-    for (name, frame) in [
-        ("Produce (1 MiB requests)", &requests.produce),
-        ("Fetch (1 MiB responses)", &requests.fetch),
-    ] {
-        let (mut direct, mut tapped, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut cpu_direct, mut cpu_tapped, mut moved) = ([0.0; 4], [0.0; 4], 0.0);
-        for _ in 0..rounds {
-            let ((bytes, time), c) = measured(&tap, || pipeline(broker, frame, frames));
-            let d = bytes as f64 / time.as_secs_f64() / MIB as f64;
-            moved += bytes as f64 / (1u64 << 30) as f64;
-            cpu_direct.iter_mut().zip(c).for_each(|(a, b)| *a += b);
-            let ((bytes, time), c) = measured(&tap, || pipeline(tap.addr(), frame, frames));
-            cpu_tapped.iter_mut().zip(c).for_each(|(a, b)| *a += b);
-            let t = bytes as f64 / time.as_secs_f64() / MIB as f64;
-            rss.push(tap.rss_kib());
-            direct.push(d);
-            tapped.push(t);
-            ratios.push(t / d);
+    // `KW_TAP_BENCH_ONLY=v16` runs only the workloads whose name holds that text, to profile.
+    let only = std::env::var("KW_TAP_BENCH_ONLY").unwrap_or_default();
+    for w in workloads().into_iter().filter(|w| w.name.contains(&only)) {
+        let mut rates = vec![Vec::new(); n];
+        // CPU seconds [client, broker, middle] × [user, system], and GiB moved, by path.
+        let mut cpu_sums = vec![[[0.0; 2]; 3]; n];
+        let mut moved = vec![0.0; n];
+        for round in 0..rounds {
+            for i in 0..n {
+                // The order turns every round.
+                let path = (i + round) % n;
+                let mid = |p: usize| p.checked_sub(1).map_or([0.0; 2], |m| middle[m].cpu());
+                let before = [cpu("self"), broker.cpu(), mid(path)];
+                let (bytes, time) = pipeline(addrs[path], &w.request, frames);
+                let after = [cpu("self"), broker.cpu(), mid(path)];
+                for who in 0..3 {
+                    for k in 0..2 {
+                        cpu_sums[path][who][k] += after[who][k] - before[who][k];
+                    }
+                }
+                moved[path] += bytes as f64 / (1u64 << 30) as f64;
+                rates[path].push(bytes as f64 / time.as_secs_f64() / MIB as f64);
+            }
         }
-        let (lo, hi) = (
-            ratios.iter().copied().fold(f64::INFINITY, f64::min),
-            ratios.iter().copied().fold(0.0, f64::max),
-        );
+        // Per round, each path against the direct run of the same round.
+        let ratio = |p: usize| {
+            let v: Vec<f64> = (0..rounds).map(|r| rates[p][r] / rates[0][r]).collect();
+            let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = v.iter().copied().fold(0.0, f64::max);
+            format!("**{:.2}** ({lo:.2}-{hi:.2})", median(v))
+        };
         println!(
-            "| {name} | {:.0} MiB/s | {:.0} MiB/s | **{:.2}** ({lo:.2}-{hi:.2}) |",
-            median(direct),
-            median(tapped),
-            median(ratios)
+            "| {} | {:.0} MiB/s | {} | {} | {} |",
+            w.name,
+            median(rates[0].clone()),
+            ratio(1),
+            ratio(2),
+            ratio(3)
         );
-        cpu_rows.push((
-            name,
-            cpu_direct.map(|c| c / moved),
-            cpu_tapped.map(|c| c / moved),
-        ));
+        cpu_rows.push((w.name, cpu_sums, moved));
     }
-    println!("\nCPU seconds per GiB moved (user + system), summed over the rounds:\n");
-    println!(
-        "| workload | direct: client and broker | through the tap: client and broker | the tap |"
+    println!("\nCPU seconds per GiB moved, user + system, summed over the rounds:\n");
+    println!("| workload | path | client | broker | tap (or floor) | all |");
+    println!("|---|---|---|---|---|---|");
+    for (name, sums, moved) in cpu_rows {
+        for path in 0..n {
+            let per = |who: usize| sums[path][who].map(|c| c / moved[path]);
+            let all: f64 = (0..3).map(|w| per(w)[0] + per(w)[1]).sum();
+            let cell = |who: usize| {
+                let [u, s] = per(who);
+                format!("{u:.2} + {s:.2}")
+            };
+            let mid = if path == 0 { "-".to_string() } else { cell(2) };
+            println!(
+                "| {name} | {} | {} | {} | {mid} | {all:.2} |",
+                PATHS[path],
+                cell(0),
+                cell(1)
+            );
+        }
+    }
+    let small = request(
+        18,
+        3,
+        RequestBody::ApiVersions(ApiVersionsRequest::default()),
     );
-    println!("|---|---|---|---|");
-    for (name, d, t) in cpu_rows {
+    let mut trips_by = vec![Vec::new(); n];
+    for round in 0..rounds {
+        for i in 0..n {
+            let path = (i + round) % n;
+            trips_by[path].extend(round_trips(addrs[path], &small, trips / rounds));
+        }
+    }
+    println!(
+        "\nRound trips of one ApiVersions request at a time ({} by each path), and what each path adds to direct:\n",
+        trips_by[0].len()
+    );
+    println!("| | direct | tap | tap --copy | splice floor |");
+    println!("|---|---|---|---|---|");
+    for (label, q) in [("p50", 0.5), ("p99", 0.99)] {
+        let at: Vec<f64> = trips_by.iter().map(|t| quantile(t, q)).collect();
+        let added = |p: usize| format!("{:.0} µs ({:+.0})", at[p], at[p] - at[0]);
         println!(
-            "| {name} | {:.2} + {:.2} | {:.2} + {:.2} | {:.2} + {:.2} |",
-            d[0], d[1], t[0], t[1], t[2], t[3]
+            "| {label} | {:.0} µs | {} | {} | {} |",
+            at[0],
+            added(1),
+            added(2),
+            added(3)
         );
     }
+}
 
-    let mut direct = Vec::new();
-    let mut tapped = Vec::new();
-    for _ in 0..rounds {
-        direct.extend(round_trips(broker, &requests.api_versions, trips / rounds));
-        tapped.extend(round_trips(
-            tap.addr(),
-            &requests.api_versions,
-            trips / rounds,
-        ));
-        rss.push(tap.rss_kib());
+/// The floor's process: forwards every connection to `upstream` with `splice(2)` through a
+/// pipe, a blocking thread per direction, reading nothing: what moving the bytes costs, without
+/// framing, lines or an async runtime.
+fn forwarder_main(upstream: &str) {
+    use rustix::pipe::{pipe, splice, SpliceFlags};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    println!("{}", listener.local_addr().unwrap());
+    let one_way = |from: TcpStream, to: TcpStream| {
+        thread::spawn(move || {
+            let (out, into) = pipe().unwrap();
+            let _ = rustix::pipe::fcntl_setpipe_size(&into, 1 << 20);
+            loop {
+                let n = match splice(&from, None, &into, None, 1 << 20, SpliceFlags::MOVE) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => n,
+                };
+                let mut left = n;
+                while left > 0 {
+                    match splice(&out, None, &to, None, left, SpliceFlags::MOVE) {
+                        Ok(0) | Err(_) => return,
+                        Ok(m) => left -= m,
+                    }
+                }
+            }
+            let _ = to.shutdown(std::net::Shutdown::Write);
+        })
+    };
+    for client in listener.incoming() {
+        let Ok(client) = client else { return };
+        let server = TcpStream::connect(upstream).unwrap();
+        client.set_nodelay(true).unwrap();
+        server.set_nodelay(true).unwrap();
+        one_way(client.try_clone().unwrap(), server.try_clone().unwrap());
+        one_way(server, client);
     }
-    println!(
-        "\nRound trips of one ApiVersions request at a time ({} each way):\n",
-        direct.len()
-    );
-    println!("| | direct | through the tap | added by the tap |");
-    println!("|---|---|---|---|");
-    for (label, q) in [("median", 0.5), ("p99", 0.99)] {
-        let (d, t) = (quantile(&direct, q), quantile(&tapped, q));
-        println!("| {label} | {d:.0} µs | {t:.0} µs | {:.0} µs |", t - d);
+}
+
+fn main() {
+    if std::env::var_os(BROKER_ENV).is_some() {
+        return broker_main();
     }
+    if let Ok(upstream) = std::env::var(FORWARDER_ENV) {
+        return forwarder_main(&upstream);
+    }
+    let quick = std::env::var("KW_BENCH").is_ok_and(|v| v == "quick");
+    let (rounds, frames, trips) = if quick { (1, 8, 200) } else { (7, 256, 21_000) };
+    let cores: Vec<usize> = {
+        let set = sched_getaffinity(None).unwrap();
+        (0..CpuSet::MAX_CPU).filter(|c| set.is_set(*c)).collect()
+    };
     println!(
-        "\nThe tap's resident memory: {} KiB at the start, then after each round {} KiB.",
-        first_rss,
-        rss.iter()
-            .map(u64::to_string)
-            .collect::<Vec<_>>()
-            .join(", ")
+        "Straight to the broker, through `kafka-wire tap --bodies none`, through `kafka-wire tap --bodies none --copy` and through the splice floor, {rounds} round(s) each in turn;"
     );
+    println!(
+        "{frames} frames of 1 MiB per round and workload, {IN_FLIGHT} on their way at a time."
+    );
+    let mut layouts = vec![Layout {
+        name: "Client, broker and tap sharing every core",
+        cores: [cores.clone(), cores.clone()],
+    }];
+    if cores.len() >= 2 {
+        layouts.push(Layout {
+            name: "The tap on a core of its own, client and broker on another",
+            cores: [vec![cores[0]], vec![cores[1]]],
+        });
+    }
+    for layout in &layouts {
+        run(layout, rounds, frames, trips);
+    }
+    pin(&cores);
 }

@@ -223,6 +223,14 @@ Produce request with acks=0 has no response; a request whose connection closed f
 latency percentiles, lines dropped). Ctrl-C or SIGTERM stops the tap: responses already on \
 their way are still read for up to two seconds, then every line is written.
 
+On Linux, a frame of 64 KiB or more is read only as far as its line needs (its header, and a \
+Produce request's acks) and the rest moves between the sockets in the kernel, through a pipe \
+(splice; with --bodies full, tee takes the copy the line needs). Produce v10+ and Fetch v16+ \
+responses are read at field level as they arrive, their records held in the pipe until the end \
+of the frame shows whether it names brokers: if not it goes on untouched, if so it is read back \
+and rewritten; one larger than a pipe holds (--pipe-size) is finished in memory. --copy, and \
+other systems, read and write every byte instead. The summary counts the bytes spliced.
+
 A frame above --max-frame or too short for a header is reported and both sides of its \
 connection are closed. Lines wait in a bounded queue; when the output cannot keep up they are \
 dropped and counted, and forwarding goes on.
@@ -309,6 +317,19 @@ fn tap_command() -> Command {
                 .help("Lines that may wait for the output before new ones are dropped"),
         )
         .arg(
+            Arg::new("copy")
+                .long("copy")
+                .action(ArgAction::SetTrue)
+                .help("Read and write every byte in the tap's memory, rather than moving large frames between the sockets in the kernel (splice, Linux only)"),
+        )
+        .arg(
+            Arg::new("pipe-size")
+                .long("pipe-size")
+                .value_name("BYTES")
+                .value_parser(value_parser!(usize))
+                .help("The capacity asked for each pipe that large frames pass through, which the kernel rounds up to a power of two pages [default: /proc/sys/fs/pipe-max-size]"),
+        )
+        .arg(
             Arg::new("queue-bytes")
                 .long("queue-bytes")
                 .value_name("BYTES")
@@ -369,6 +390,8 @@ fn tap_options(m: &ArgMatches) -> Result<tap::Options> {
             .get_one::<usize>("queue-bytes")
             .copied()
             .unwrap_or(64 << 20),
+        copy: m.get_flag("copy"),
+        pipe_size: m.get_one::<usize>("pipe-size").copied(),
     })
 }
 

@@ -10,9 +10,18 @@
 //! queue ([`output`]).
 
 mod brokers;
+#[cfg(target_os = "linux")]
+mod held;
+mod link;
 mod output;
+mod pairs;
+#[cfg(target_os = "linux")]
+mod pipe;
 mod proxy;
+mod requests;
+mod responses;
 pub mod rewrite;
+mod scan;
 
 pub use output::Bodies;
 
@@ -25,6 +34,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::net::TcpListener;
+use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio::sync::watch;
 
 /// What `kafka-wire tap` was asked to do.
@@ -43,6 +53,10 @@ pub struct Options {
     pub summary_every: Option<Duration>,
     pub queue_lines: usize,
     pub queue_bytes: usize,
+    /// Every byte read and written by the tap (`--copy`), none moved in the kernel.
+    pub copy: bool,
+    /// The size asked for each pipe; `None` for the largest the system allows.
+    pub pipe_size: Option<usize>,
 }
 
 /// What every connection shares.
@@ -50,6 +64,9 @@ pub struct Tap {
     output: output::Output,
     brokers: brokers::Brokers,
     max_frame: usize,
+    /// Whether large frames move between the sockets in the kernel.
+    kernel: bool,
+    pipe_size: Option<usize>,
     /// Set when the tap stops: connections close and listeners stop accepting.
     stop: watch::Receiver<bool>,
     /// The name of the tap's own lines (a node's listener that cannot be opened).
@@ -115,6 +132,8 @@ pub fn run(options: Options) -> Result<ExitCode> {
             options.first_broker_port,
         ),
         max_frame: options.max_frame,
+        kernel: !options.copy,
+        pipe_size: options.pipe_size,
         stop,
         name: Arc::from(format!("tap {}", options.listen)),
     });
@@ -122,6 +141,8 @@ pub fn run(options: Options) -> Result<ExitCode> {
         let listener = TcpListener::bind(options.listen)
             .await
             .map_err(|e| Failure(format!("cannot listen on {}: {e}", options.listen)))?;
+        // Before the line that says the tap listens: from then on a signal stops it cleanly.
+        let signals = signals()?;
         eprintln!(
             "kafka-wire tap: listening on {}, forwarding to {}",
             options.listen, options.upstream
@@ -139,7 +160,7 @@ pub fn run(options: Options) -> Result<ExitCode> {
                 }
             })
         });
-        stopped().await;
+        stopped(signals).await;
         let _ = stop_tx.send(true);
         if let Some(s) = summaries {
             s.abort();
@@ -165,16 +186,16 @@ pub fn run(options: Options) -> Result<ExitCode> {
     }
 }
 
+/// Ctrl-C and SIGTERM, caught from now on.
+fn signals() -> Result<[Signal; 2]> {
+    let caught = |kind| signal(kind).map_err(|e| Failure(format!("catching signals: {e}")));
+    Ok([
+        caught(SignalKind::interrupt())?,
+        caught(SignalKind::terminate())?,
+    ])
+}
+
 /// Waits for Ctrl-C or SIGTERM.
-async fn stopped() {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-    let terminated = async {
-        match term.as_mut() {
-            Some(t) => {
-                t.recv().await;
-            }
-            None => std::future::pending::<()>().await,
-        }
-    };
-    select(pin!(tokio::signal::ctrl_c()), pin!(terminated)).await;
+async fn stopped([mut interrupt, mut terminate]: [Signal; 2]) {
+    select(pin!(interrupt.recv()), pin!(terminate.recv())).await;
 }

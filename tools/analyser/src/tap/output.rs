@@ -93,6 +93,7 @@ pub struct Counts {
     latency_us: Histogram<u64>,
     unanswered: u64,
     rewritten: u64,
+    spliced: u64,
     errors: u64,
     open: u64,
     connections: u64,
@@ -129,6 +130,7 @@ pub fn output(bounds: &Bounds, bodies: Bodies, apis: Option<Vec<i16>>) -> (Outpu
         latency_us: Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("the bounds are valid"),
         unanswered: 0,
         rewritten: 0,
+        spliced: 0,
         errors: 0,
         open: 0,
         connections: 0,
@@ -191,16 +193,25 @@ impl Output {
         c.rewritten += u64::from(rewritten);
     }
 
+    /// Bytes that went on from a pipe, never through the tap's memory.
+    pub fn spliced(&self, bytes: u64) {
+        if bytes > 0 {
+            let mut c = self.counts();
+            c.spliced = c.spliced.saturating_add(bytes);
+        }
+    }
+
+    /// Whether exchanges of API `key` are printed (`--api`).
+    pub fn prints(&self, key: i16) -> bool {
+        self.apis.as_ref().is_none_or(|apis| apis.contains(&key))
+    }
+
     /// An exchange, finished: printed unless `--api` leaves its API out.
     pub fn exchange(&self, e: Exchange) {
         if e.response.is_none() {
             self.counts().unanswered += 1;
         }
-        if self
-            .apis
-            .as_ref()
-            .is_some_and(|apis| !apis.contains(&e.key))
-        {
+        if !self.prints(e.key) {
             return;
         }
         self.push(Item::Exchange(e));
@@ -259,11 +270,12 @@ impl Output {
             )
         };
         format!(
-            "kafka-wire tap: {:.1} s: {total} requests ({}); {} bytes to brokers, {} bytes to clients; {latency}; {} responses rewritten; {} without response; connections {} open, {} in all; {} lines dropped; {} errors",
+            "kafka-wire tap: {:.1} s: {total} requests ({}); {} bytes to brokers, {} bytes to clients, {} of them spliced; {latency}; {} responses rewritten; {} without response; connections {} open, {} in all; {} lines dropped; {} errors",
             c.started.elapsed().as_secs_f64(),
             if by_api.is_empty() { "none".to_string() } else { by_api.join(", ") },
             c.to_brokers,
             c.to_clients,
+            c.spliced,
             c.rewritten,
             c.unanswered,
             c.open,

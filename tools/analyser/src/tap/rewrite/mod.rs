@@ -7,6 +7,7 @@
 //! other field and any bytes after the body stay as they were. (Decoding reads what Kafka's
 //! clients read, and writing gives the canonical form of it, which is what brokers send.)
 
+use super::scan;
 use bytes::{BufMut, Bytes, BytesMut};
 use kafka_wire::frame::{decode_response_lenient, encode_response};
 use kafka_wire::messages::api::ResponseBody;
@@ -62,10 +63,12 @@ impl std::fmt::Display for RewriteError {
     }
 }
 
-/// Whether responses of API `key` carry endpoints.
-pub fn carries_endpoints(key: i16) -> bool {
+/// Whether responses of API `key` at `version` can carry endpoints (Produce from version 10 and
+/// Fetch from 16 only).
+pub fn carries_endpoints(key: i16, version: i16) -> bool {
     use kafka_wire::ApiSet;
     ResponseBody::find(key).is_some_and(|api| ENDPOINT_APIS.contains(&api.name()))
+        && scan::may_name_nodes(key, version) != Some(false)
 }
 
 /// A response frame (without its size) to a request of API `key` at `version`, with its
@@ -77,7 +80,11 @@ pub fn rewrite(
     version: i16,
     to: &mut impl Listeners,
 ) -> Result<Option<Bytes>, RewriteError> {
-    if !carries_endpoints(key) {
+    if !carries_endpoints(key, version) {
+        return Ok(None);
+    }
+    // A Produce or Fetch response is decoded only when its last tagged section names nodes.
+    if scan::readable(key, version) && scan::frame_names_nodes(frame, key, version) == Some(false) {
         return Ok(None);
     }
     let mut response = decode_response_lenient::<ResponseBody>(frame.clone(), key, version)

@@ -174,7 +174,7 @@ fn bytes_after_the_body_stay_and_the_size_counts_them() {
 #[test]
 fn other_apis_and_endpoints_left_alone_pass_as_they_are() {
     // ApiVersions carries no endpoints; a listener that declines leaves the frame as it came.
-    assert!(!carries_endpoints(18));
+    assert!(!carries_endpoints(18, 3));
     let (key, version, frame) = frames("MetadataResponse").swap_remove(0);
     let mut decline = |_: i32, _: &str, _: i32| None;
     assert!(rewrite(&frame, key, version, &mut decline)
