@@ -2,8 +2,9 @@
 //! tap rewrites, and each paired with its request for the output.
 //!
 //! A large response moves on in the kernel after its header is read; a Produce or Fetch response
-//! that may name brokers is held in the kernel until its end shows whether it does ([`held`],
-//! Linux only); one that must be rewritten, or printed whole, is read into memory.
+//! that may name brokers is held in the kernel until its end shows whether it does
+//! ([`super::held`], Linux only); one that must be rewritten, or printed whole, is read into
+//! memory.
 
 #[cfg(target_os = "linux")]
 use super::held::{hold, Held};
