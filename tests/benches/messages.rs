@@ -23,7 +23,11 @@
 //! before it reads and frees it after, as a socket reader does with each frame, so that the
 //! reading meets the allocator in the state an application leaves it in rather than that of a
 //! loop doing nothing else; the bytes read are the shared input, not copied into that buffer.
-//! Allocations are those of one call, the frame's buffer among them. Before anything is timed,
+//! Only the reading is timed unless `KW_BENCH_FRAME=inside` (see `compare`). Allocations are
+//! those of one call, the frame's buffer among them when it is timed. Once every shape has
+//! run, each decode row runs again with the shapes in the reverse order
+//! (`decode, shapes reversed`): a decode meets the allocator as the rows before it leave it,
+//! and the two passes show whether a ratio depends on that. Before anything is timed,
 //! both libraries must write each value to the same bytes and read those bytes back to the same
 //! value, compared field by field across the two libraries' types, and kafka-wire's view of the
 //! bytes must give that value too; the hand-written codec must do the same against kafka-wire,
@@ -57,15 +61,16 @@ use kafka_wire_tests::random::Rng;
 use std::fmt::Debug;
 use std::hint::black_box;
 
-/// The operations timed on every shape, in the order of the table; no name is part of another,
-/// so that `KW_BENCH_ONLY` can pick any one of them.
-const CASES: [&str; 6] = [
+/// The operations timed on every shape, in the order of the table. No name is part of another
+/// but the last, so that `KW_BENCH_ONLY` can pick any one of them; `decode` picks both decodes.
+const CASES: [&str; 7] = [
     "decode",
     "view read",
     "routing read",
     "encode",
     "size",
     "vectored",
+    "decode, shapes reversed",
 ];
 
 /// What a shape adds to the rows every shape has: its view readers, and whether it has a
@@ -85,6 +90,19 @@ struct Bench {
     compare: Compare,
     /// Group, description, encoded bytes.
     shapes: Vec<(String, &'static str, usize)>,
+    /// Each shape's two decodes, timed again once every shape has run.
+    again: Vec<Again>,
+}
+
+/// A shape's decode row, kept to be timed a second time with the shapes in the reverse order.
+/// A decode meets the allocator in the state the rows before it leave: what they freed, and
+/// how far glibc's thresholds for returning memory to the system have moved. Timing every
+/// decode in both orders in one run shows whether a ratio depends on that state.
+struct Again {
+    group: String,
+    len: usize,
+    ours: Box<dyn FnMut()>,
+    peer: Box<dyn FnMut()>,
 }
 
 impl Bench {
@@ -100,15 +118,30 @@ impl Bench {
         rows: Rows,
     ) -> Option<Bytes>
     where
-        M: Decode + Encode + View + PartialEq + Debug,
-        P: Decodable + Encodable + PartialEq + Debug,
+        M: Decode + Encode + View + PartialEq + Debug + 'static,
+        P: Decodable + Encodable + PartialEq + Debug + 'static,
     {
         if !self.compare.wants(group, &CASES) {
             return None;
         }
-        let bytes = message(&mut self.compare, group, version, &build(), to_peer, rows);
+        let (bytes, again) = message(&mut self.compare, group, version, &build(), to_peer, rows);
         self.shapes.push((group.to_owned(), about, bytes.len()));
+        self.again.push(again);
         Some(bytes)
+    }
+
+    /// Times every shape's decode again, the shapes in the reverse order.
+    fn decode_reversed(&mut self) {
+        let reversed = CASES[6];
+        for again in self.again.iter_mut().rev() {
+            self.compare.framed(
+                &again.group,
+                reversed,
+                again.len,
+                &mut again.ours,
+                &mut again.peer,
+            );
+        }
     }
 }
 
@@ -116,6 +149,7 @@ fn main() {
     let mut bench = Bench {
         compare: Compare::from_env(),
         shapes: Vec::new(),
+        again: Vec::new(),
     };
     for (size, about, (markers, topics, partitions)) in [
         ("small", "1 marker, 1 topic, 3 partitions", (1, 1, 3)),
@@ -207,6 +241,8 @@ fn main() {
         },
     );
 
+    bench.decode_reversed();
+
     println!("\n| shape | what | bytes |\n|---|---|---|");
     for (group, about, bytes) in &bench.shapes {
         println!("| {group} | {about} | {bytes} |");
@@ -237,7 +273,7 @@ fn same_bytes(group: &str, what: &str, a: &[u8], b: &[u8]) {
 }
 
 /// Checks `ours` and its kafka-protocol twin against each other, adds the rows for the shape
-/// (those `rows` names among them), and returns the bytes both write.
+/// (those `rows` names among them), and returns the bytes both write and the decode row.
 fn message<M, P>(
     compare: &mut Compare,
     group: &str,
@@ -245,10 +281,10 @@ fn message<M, P>(
     ours: &M,
     to_peer: fn(&M) -> P,
     rows: Rows,
-) -> Bytes
+) -> (Bytes, Again)
 where
-    M: Decode + Encode + View + PartialEq + Debug,
-    P: Decodable + Encodable + PartialEq + Debug,
+    M: Decode + Encode + View + PartialEq + Debug + 'static,
+    P: Decodable + Encodable + PartialEq + Debug + 'static,
 {
     let theirs = to_peer(ours);
     let input = peer_encode(&theirs, version);
@@ -276,23 +312,29 @@ where
     drop(input.clone());
 
     let len = input.len();
-    let [decode, view_read, routing_read, encode, size, segments] = CASES;
+    let [decode, view_read, routing_read, encode, size, segments, _] = CASES;
     let peer_decode = || {
         drop(black_box(
             P::decode(&mut black_box(&input).clone(), version).unwrap(),
         ))
     };
-    compare.framed(
-        group,
-        decode,
+    // Boxed, to be timed again after the other shapes; both passes call the same closures.
+    let (ours_input, peer_input) = (input.clone(), input.clone());
+    let mut again = Again {
+        group: group.to_owned(),
         len,
-        || {
+        ours: Box::new(move || {
             drop(black_box(
-                M::decode(&mut black_box(&input).clone(), version).unwrap(),
+                M::decode(&mut black_box(&ours_input).clone(), version).unwrap(),
             ))
-        },
-        peer_decode,
-    );
+        }),
+        peer: Box::new(move || {
+            drop(black_box(
+                P::decode(&mut black_box(&peer_input).clone(), version).unwrap(),
+            ))
+        }),
+    };
+    compare.framed(group, decode, len, &mut again.ours, &mut again.peer);
     // The view opens on the bytes kafka-protocol wrote and gives the value decoding gives.
     let mut index = ViewIndex::new();
     let view = M::view_in(&input, version, &mut index).expect("the view opens");
@@ -346,7 +388,7 @@ where
             || peer_encode(black_box(&their_value), version),
         );
     }
-    input
+    (input, again)
 }
 
 /// Writing into segments gives the same bytes, and refers to the large byte fields instead of
@@ -435,7 +477,7 @@ where
     drop(input.clone());
     let len = input.len();
     let what = "hand-written";
-    let [decode, _, _, encode, size, _] = CASES;
+    let [decode, _, _, encode, size, _, _] = CASES;
     compare.reference(
         what,
         group,
