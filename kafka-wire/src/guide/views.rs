@@ -217,9 +217,14 @@
 //!   memory the caller reuses, not memory each message allocates.
 //! - From upb, the cost model of a table: the index holds plain words, a struct's record is as
 //!   many words as it has fields, and an accessor is an index into it. upb also drives its
-//!   parser from a table per message instead of code per message; kafka-wire keeps code per
-//!   struct (a walk the derive writes, field by field, as it writes the decoder), which measured
-//!   faster, and says why in `BENCHMARKS.md`.
+//!   parser from a table per message instead of code per message. kafka-wire keeps code per
+//!   struct: a walk the derive writes field by field, as it writes the decoder. A generic
+//!   walker driven by a table per struct and version was built, wrote the same index on every
+//!   input tried, and was slower on every shape measured: the generated walk knows each field's
+//!   kind, and whether the version has it, when it is compiled, so a field costs a bounds check
+//!   and a store, where the table walker loads a descriptor and branches on its kind for every
+//!   field. The table would take less code per message; `BENCHMARKS.md` has both measurements,
+//!   of time and of build.
 //!
 //! Views are behind the `views` feature, off by default: every message has one when it is on,
 //! and a message of your own gets one from the same derive.
