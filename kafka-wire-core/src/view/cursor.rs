@@ -243,6 +243,30 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// A `records` field, `Some(None)` for null: as [`bytes`](Self::bytes), but a compact length
+    /// of two or three bytes is read here, inline. Record batches are seldom shorter than 128
+    /// bytes, so for them the longer lengths are the common case, where other fields' go out
+    /// of line to keep every struct's walk small.
+    #[inline(always)]
+    pub(crate) fn records(&mut self, cx: Ctx) -> Option<Option<&'a [u8]>> {
+        let len = if cx.flexible {
+            let rest = self.rest();
+            match short_varint(rest, LenKind::Bytes) {
+                Some((prefix, n)) => {
+                    self.pos = self.pos.wrapping_add(prefix);
+                    Some(n)
+                }
+                None => self.prefix(cx, LenKind::Bytes)?,
+            }
+        } else {
+            self.prefix(cx, LenKind::Bytes)?
+        };
+        match len {
+            Some(len) => self.take(len).map(Some),
+            None => Some(None),
+        }
+    }
+
     /// An array's element count, `Some(None)` for null. The count is at most the bytes that
     /// remain, as decoding requires.
     #[inline(always)]
@@ -347,6 +371,16 @@ impl<'a> Cursor<'a> {
 /// longest Kafka allows) the slow path decides.
 #[inline(never)]
 fn prefix_varint(rest: &[u8], cx: Ctx, kind: LenKind) -> Option<(usize, Option<usize>)> {
+    match short_varint(rest, kind) {
+        Some((prefix, n)) => Some((prefix, Some(n))),
+        None => prefix_slow(rest, cx, kind),
+    }
+}
+
+/// A compact length of two or three bytes at the front of `rest` that fits in what follows, as
+/// `(bytes it takes, length)`; `None` for anything else, which [`prefix_slow`] decides.
+#[inline(always)]
+fn short_varint(rest: &[u8], kind: LenKind) -> Option<(usize, usize)> {
     let (prefix, value) = match *rest {
         [b0, b1, ..] if b0 >= 0x80 && b1 < 0x80 && b1 != 0 => {
             (2, usize::from(b0 & 0x7f) | (usize::from(b1) << 7))
@@ -356,13 +390,10 @@ fn prefix_varint(rest: &[u8], cx: Ctx, kind: LenKind) -> Option<(usize, Option<u
                 usize::from(b0 & 0x7f) | (usize::from(b1 & 0x7f) << 7) | (usize::from(b2) << 14);
             (3, value)
         }
-        _ => return prefix_slow(rest, cx, kind),
+        _ => return None,
     };
     let n = value.wrapping_sub(1);
-    if n <= kind.max() && n <= rest.len().saturating_sub(prefix) {
-        return Some((prefix, Some(n)));
-    }
-    prefix_slow(rest, cx, kind)
+    (n <= kind.max() && n <= rest.len().saturating_sub(prefix)).then_some((prefix, n))
 }
 
 /// Every rule of a prefix at the front of `rest`, as `(bytes it takes, length)`.

@@ -158,23 +158,24 @@ string! {
     String => |s, _| String::from(s)
 }
 
-/// The views of `Bytes` and `Records`: the bytes in place.
+/// The views of `Bytes` and `Records`: the bytes in place. Each is walked by its own step of the
+/// cursor, which for records reads the lengths they usually have inline.
 macro_rules! bytes {
-    ($($ty:ty => $owned:expr),*) => {$(
+    ($($ty:ty, $step:ident => $owned:expr),*) => {$(
         impl Viewable for $ty {
             type View<'a> = &'a [u8];
 
             #[inline(always)]
             fn walk(c: &mut Cursor<'_>, cx: Ctx, _: &mut ViewIndex) -> Option<u32> {
                 let at = c.place();
-                c.bytes(cx)??;
+                c.$step(cx)??;
                 Some(at)
             }
 
             #[inline(always)]
             fn walk_nullable(c: &mut Cursor<'_>, cx: Ctx, _: &mut ViewIndex) -> Option<u32> {
                 let at = c.place();
-                Some(if c.bytes(cx)?.is_some() { at } else { NULL })
+                Some(if c.$step(cx)?.is_some() { at } else { NULL })
             }
 
             #[inline(always)]
@@ -201,8 +202,8 @@ macro_rules! bytes {
 }
 
 bytes! {
-    Bytes => |b| b,
-    Records => Records::from
+    Bytes, bytes => |b| b,
+    Records, records => Records::from
 }
 
 /// Steps over an array's `count` elements after its count, recording those that are indexed.
