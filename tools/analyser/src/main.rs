@@ -213,7 +213,8 @@ Fetch, ShareFetch and ShareAcknowledge, and KRaft's Vote, BeginQuorumEpoch, EndQ
 FetchSnapshot, DescribeQuorum and UpdateRaftVoter) have each broker's host and port replaced by \
 a listener of the tap's own, opened when a response first names that broker, so that every \
 connection of the client passes through the tap. Every other frame is forwarded byte for byte, \
-in order; a close on either side closes the other. The endpoints of Kafka Streams instances \
+in order; a close on either side closes the other, after passing on what arrived of a frame it \
+cut short. The endpoints of Kafka Streams instances \
 (StreamsGroupHeartbeat, StreamsGroupDescribe) are left as they are.
 
 Each line holds the connection, API, version, correlation id, the request and the response \

@@ -2,7 +2,8 @@
 //! `--copy`, through the tap's memory): Produce requests and Fetch responses written by kio pass
 //! byte for byte; a Fetch v16 response that names no broker is held in a pipe and passes
 //! untouched, one that names brokers is rewritten, one larger than a pipe holds is finished in
-//! memory; a hostile size field buys no memory, garbage is forwarded and reported, and a signal
+//! memory; a peer that closes in the middle of a frame has its bytes passed on and its close
+//! too; a hostile size field buys no memory, garbage is forwarded and reported, and a signal
 //! in the middle of a frame stops the tap cleanly.
 // The kernel path is Linux's: elsewhere the tap copies, which tests/tap.rs covers.
 #![cfg(target_os = "linux")]
@@ -398,5 +399,89 @@ fn a_signal_in_the_middle_of_a_frame_stops_the_tap_cleanly() {
         conn.set_read_timeout(Some(Duration::from_secs(10)))
             .unwrap();
         assert_eq!(conn.read_to_end(&mut rest).unwrap_or(0), 0, "closed");
+    }
+}
+
+/// A broker for one connection that closes it in the middle of a frame: it reads one request
+/// frame and writes the first `cut` bytes of `response` (`None`: reads until the client
+/// closes, and writes nothing). Gives back every byte it received.
+fn closing_broker(
+    response: Option<(Vec<u8>, usize)>,
+) -> (std::net::SocketAddr, thread::JoinHandle<Vec<u8>>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let serving = thread::spawn(move || {
+        let (mut conn, _) = listener.accept().unwrap();
+        let mut received = Vec::new();
+        match response {
+            Some((response, cut)) => {
+                let mut size = [0; 4];
+                conn.read_exact(&mut size).unwrap();
+                let mut frame = vec![0; u32::from_be_bytes(size) as usize];
+                conn.read_exact(&mut frame).unwrap();
+                received.extend(size);
+                received.extend(frame);
+                conn.write_all(&response[..cut]).unwrap();
+            }
+            None => {
+                conn.read_to_end(&mut received).unwrap();
+            }
+        }
+        received
+    });
+    (addr, serving)
+}
+
+#[test]
+fn a_peer_that_closes_in_the_middle_of_a_frame_gets_its_bytes_through_and_the_close() {
+    // A Fetch v12 response, spliced as it comes; a Fetch v16 response naming no broker, held
+    // in a pipe until its end, which never comes; a Produce request cut by the client.
+    for copy in [false, true] {
+        let args: &[&str] = if copy {
+            &["--bodies", "none", "--copy"]
+        } else {
+            &["--bodies", "none"]
+        };
+        for (version, correlation) in [(12, 1i32), (16, 2)] {
+            let mut response = answers()[correlation as usize - 1].1.clone();
+            response[4..8].copy_from_slice(&correlation.to_be_bytes());
+            let cut = response.len() / 2;
+            let (addr, broker) = closing_broker(Some((response.clone(), cut)));
+            let tap = Tap::start(addr, args, Stdio::null());
+            let mut conn = tap.connect();
+            let sent = request(1, version, correlation);
+            conn.write_all(&sent).unwrap();
+            conn.set_read_timeout(Some(Duration::from_secs(20)))
+                .unwrap();
+            let mut got = Vec::new();
+            conn.read_to_end(&mut got).unwrap_or_else(|e| {
+                panic!("copy {copy}, v{version}: the close reaches the client: {e}")
+            });
+            assert_eq!(broker.join().unwrap(), sent, "copy {copy}, v{version}");
+            assert!(
+                got == response[..cut],
+                "copy {copy}, v{version}: the client got {} bytes of the {cut} sent",
+                got.len()
+            );
+            // A response cut short is an error of the connection's, reported once.
+            let summary = tap.stop();
+            assert_eq!(counted(&summary, "errors"), 1, "{summary}");
+        }
+
+        let (addr, broker) = closing_broker(None);
+        let tap = Tap::start(addr, args, Stdio::null());
+        let mut conn = tap.connect();
+        let produce = frame("produce-v9-request");
+        let cut = produce.len() / 2;
+        conn.write_all(&produce[..cut]).unwrap();
+        drop(conn);
+        let received = broker.join().unwrap();
+        assert!(
+            received == produce[..cut],
+            "copy {copy}: the broker got {} bytes of the {cut} sent",
+            received.len()
+        );
+        let summary = tap.stop();
+        assert_eq!(counted(&summary, "errors"), 1, "{summary}");
     }
 }

@@ -84,8 +84,8 @@ impl HeldFields<'_> {
                 }
                 Ok(In::Full) => return Err(Stop::Source(Short::Full)),
                 Ok(In::Closed) => {
-                    let what = format!("{} closed the connection inside a frame", self.link.who);
-                    return Err(Stop::Source(Short::End(End::Failed(what))));
+                    let had = self.link.buf.len();
+                    return Err(Stop::Source(Short::End(self.link.closed_inside(had))));
                 }
                 Err(e) => {
                     let what = format!("reading from {}: {e}", self.link.who);
@@ -148,7 +148,13 @@ pub async fn hold(link: &mut Link, size: usize, key: i16, version: i16) -> Resul
             .drain(&mut pipe, None)
             .await
             .map(|()| Held::Unreadable(why)),
-        Err(Short::End(end)) => Err(end),
+        Err(Short::End(end)) => {
+            // Cut short: the pipe's bytes go on first, then the buffer's (`Link::ended`).
+            if matches!(end, End::Cut(_)) {
+                let _ = link.drain(&mut pipe, None).await;
+            }
+            Err(end)
+        }
         Err(Short::Full) => {
             // The stream's order: the pipe's bytes, then the buffer's.
             let mut front = BytesMut::with_capacity(pipe.held().saturating_add(link.buf.len()));

@@ -30,6 +30,9 @@ pub enum End {
     Stopped,
     /// Something could not be read or written: reported, and both sides closed.
     Failed(String),
+    /// One side closed inside a frame: what of it arrived is passed on as it came (see
+    /// [`Link::ended`]), then reported as a failure is.
+    Cut(String),
 }
 
 /// What comes next from a link.
@@ -95,8 +98,8 @@ impl Link {
         }
     }
 
-    fn closed_inside(&self, had: usize) -> End {
-        End::Failed(format!(
+    pub fn closed_inside(&self, had: usize) -> End {
+        End::Cut(format!(
             "{} closed the connection inside a frame ({had} bytes of it)",
             self.who
         ))
@@ -169,6 +172,17 @@ impl Link {
                 self.read(None).await?;
             }
         }
+    }
+
+    /// How the link ended, once what of a frame cut short is still in memory has gone on: the
+    /// other side receives the stream as it came, up to where it stopped, then the close.
+    pub async fn ended(&mut self, end: End) -> End {
+        if matches!(end, End::Cut(_)) {
+            let rest = self.buf.split().freeze();
+            // The connection closes either way; what cannot be written is not reported twice.
+            let _ = self.write(&rest).await;
+        }
+        end
     }
 
     /// The next `n` bytes, which are in memory.

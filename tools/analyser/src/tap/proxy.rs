@@ -89,7 +89,7 @@ pub async fn serve(tap: Arc<Tap>, client: TcpStream, peer: std::net::SocketAddr,
     let note = match end {
         End::Closed(who) => format!("no response: {who} closed the connection"),
         End::Stopped => "no response: the tap stopped".to_string(),
-        End::Failed(what) => {
+        End::Failed(what) | End::Cut(what) => {
             tap.output
                 .error(&name, format!("{what}; both sides are closed"));
             format!("no response: {what}")

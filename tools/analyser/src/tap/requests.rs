@@ -62,14 +62,14 @@ pub async fn requests(tap: &Tap, name: &Arc<str>, mut link: Link, queue: &Queue)
     loop {
         let next = match link.next(tap.max_frame, true).await {
             Ok(next) => next,
-            Err(end) => return end,
+            Err(end) => return link.ended(end).await,
         };
         let sent = match next {
             Next::Whole(chunk) => whole(tap, name, &mut link, chunk, queue, &mut index).await,
             Next::Large(size) => large(tap, name, &mut link, size, queue, &mut index).await,
         };
         if let Err(end) = sent {
-            return end;
+            return link.ended(end).await;
         }
         tap.output.spliced(std::mem::take(&mut link.spliced));
     }

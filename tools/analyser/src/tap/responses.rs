@@ -38,7 +38,7 @@ pub async fn responses(
         }
         let next = match link.next(tap.max_frame, !gone()).await {
             Ok(next) => next,
-            Err(end) => return end,
+            Err(end) => return link.ended(end).await,
         };
         let sent = match next {
             Next::Whole(chunk) => whole(tap, name, &mut link, chunk, queue, gone()).await,
@@ -46,8 +46,8 @@ pub async fn responses(
         };
         match sent {
             Ok(()) => {}
-            Err(End::Failed(_)) if gone() => {}
-            Err(end) => return end,
+            Err(End::Failed(_) | End::Cut(_)) if gone() => {}
+            Err(end) => return link.ended(end).await,
         }
         tap.output.spliced(std::mem::take(&mut link.spliced));
     }
