@@ -226,5 +226,12 @@
 //!   field. The table would take less code per message; `BENCHMARKS.md` has both measurements,
 //!   of time and of build.
 //!
+//! There is one way to open a view, into an index. A form that needs none would have to keep
+//! each struct's field positions in the view itself, as views did before the index: a second
+//! view type per struct, a second walk, and arrays walked again by every view that reaches
+//! them. For a small message the index costs one allocation of a few words the first time a
+//! new index is opened into, and nothing once it is kept; a second form would add generated
+//! code to every struct for what that one allocation saves.
+//!
 //! Views are behind the `views` feature, off by default: every message has one when it is on,
 //! and a message of your own gets one from the same derive.
