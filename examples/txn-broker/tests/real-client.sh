@@ -15,7 +15,9 @@
 # With --tap, the client bootstraps from a `kafka-wire tap` in front of the cluster, and the run
 # passes only if it also passes the tap's own check (tap_check.py): every request the brokers'
 # traces show is in the tap's output, paired with its response, and every broker address the
-# client was given is one of the tap's listeners.
+# client was given is one of the tap's listeners. Its messages then carry values of 100 kB, so
+# that Produce requests and Fetch responses are large enough to move between the sockets in
+# the kernel (splice), and the tap's summary must count bytes spliced.
 #
 # Any other argument is passed to real_client.py (e.g. --debug protocol).
 #
@@ -138,6 +140,7 @@ if [ -n "$tap" ]; then
     done
     grep -q "listening on" "$work/tap.log" || fail "kafka-wire tap did not start"
     bootstrap=127.0.0.1:$tap_port
+    passthrough=(--value-bytes 100000 ${passthrough[@]+"${passthrough[@]}"})
 fi
 
 status=0
@@ -228,6 +231,9 @@ if [ -n "$tap" ]; then
     tap_pid=""
     [ "$tap_status" -eq 0 ] || problems+=("kafka-wire tap exited with status $tap_status")
     tail -n 1 "$work/tap.log" | sed 's/^/  /'
+    spliced=$(tail -n 1 "$work/tap.log" | grep -o '[0-9]* of them spliced' | cut -d' ' -f1)
+    [ "${spliced:-0}" -gt 0 ] ||
+        problems+=("the tap spliced no bytes: its large frames did not move in the kernel")
     python3 "$here/tap_check.py" "$work/tap.jsonl" "$TXN_CLUSTER_BASE" "$tap_port" "$dir"/broker-*.log ||
         problems+=("the tap's output does not match the brokers' traces")
 fi

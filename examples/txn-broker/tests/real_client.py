@@ -94,6 +94,11 @@ def make_producer(args, extra=None):
     return Producer(conf)
 
 
+def shown(values):
+    """Values for a report: a padded one by its start and length."""
+    return [v if len(v) <= 40 else f"{v[:40]}... ({len(v)} bytes)" for v in values]
+
+
 def send(producer, plan, args, txn, per_partition, track=True):
     failures = []
 
@@ -104,6 +109,8 @@ def send(producer, plan, args, txn, per_partition, track=True):
     for p in plan.partitions:
         for i in range(per_partition):
             value = f"{txn}/p{p}/{i}"
+            # Padded to --value-bytes: large values make large Produce and Fetch frames.
+            value += "." * max(0, args.value_bytes - len(value))
             producer.produce(args.topic, value=value.encode(), key=f"k{i}".encode(),
                              partition=p, on_delivery=on_delivery)
             if track:
@@ -252,7 +259,7 @@ def consume(args, plan, isolation, expected, start):
             problems.append(f"partition {p}: offsets not increasing or repeated: {offsets}")
         values = [v for _, v in got[p]]
         if values != expected[p]:
-            problems.append(f"partition {p}: read {values}, expected {expected[p]}")
+            problems.append(f"partition {p}: read {shown(values)}, expected {shown(expected[p])}")
     for e in errors:
         problems.append(f"consumer error: {e}")
     return {p: len(got[p]) for p in plan.partitions}, problems
@@ -267,6 +274,8 @@ def main():
     ap.add_argument("--per-partition", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=30.0)
     ap.add_argument("--settle", type=float, default=2.0)
+    ap.add_argument("--value-bytes", type=int, default=0,
+                    help="pad every message's value to at least this many bytes")
     # confluent-kafka refuses to create a Consumer without group.id, even for assign(); the
     # consumers never join the group nor commit, so the brokers need no group coordinator.
     ap.add_argument("--group", default="real-client-reader", help="group.id of the consumers")
