@@ -249,17 +249,16 @@ impl<'a> Cursor<'a> {
     /// of line to keep every struct's walk small.
     #[inline(always)]
     pub(crate) fn records(&mut self, cx: Ctx) -> Option<Option<&'a [u8]>> {
-        let len = if cx.flexible {
-            let rest = self.rest();
-            match short_varint(rest, LenKind::Bytes) {
-                Some((prefix, n)) => {
-                    self.pos = self.pos.wrapping_add(prefix);
-                    Some(n)
-                }
-                None => self.prefix(cx, LenKind::Bytes)?,
+        let short = cx
+            .flexible
+            .then(|| short_varint(self.rest(), LenKind::Bytes))
+            .flatten();
+        let len = match short {
+            Some((prefix, n)) => {
+                self.pos = self.pos.wrapping_add(prefix);
+                Some(n)
             }
-        } else {
-            self.prefix(cx, LenKind::Bytes)?
+            None => self.prefix(cx, LenKind::Bytes)?,
         };
         match len {
             Some(len) => self.take(len).map(Some),

@@ -107,6 +107,15 @@ fn through(tap: &Tap, requests: &[Vec<u8>]) -> Vec<u8> {
     got
 }
 
+/// The tap's arguments for lines without bodies, through the kernel path or with `--copy`.
+fn headers_only(copy: bool) -> &'static [&'static str] {
+    if copy {
+        &["--bodies", "none", "--copy"]
+    } else {
+        &["--bodies", "none"]
+    }
+}
+
 /// A number the summary gives before `what`.
 fn counted(summary: &str, what: &str) -> u64 {
     summary
@@ -120,11 +129,7 @@ fn counted(summary: &str, what: &str) -> u64 {
 fn large_frames_pass_byte_for_byte_in_the_kernel_and_copied() {
     for copy in [false, true] {
         let broker = Broker::start(answer);
-        let args: &[&str] = if copy {
-            &["--bodies", "none", "--copy"]
-        } else {
-            &["--bodies", "none"]
-        };
+        let args = headers_only(copy);
         let tap = Tap::start(broker.addr, args, Stdio::piped());
         let requests = [
             frame("produce-v9-request"),
@@ -437,11 +442,7 @@ fn a_peer_that_closes_in_the_middle_of_a_frame_gets_its_bytes_through_and_the_cl
     // A Fetch v12 response, spliced as it comes; a Fetch v16 response naming no broker, held
     // in a pipe until its end, which never comes; a Produce request cut by the client.
     for copy in [false, true] {
-        let args: &[&str] = if copy {
-            &["--bodies", "none", "--copy"]
-        } else {
-            &["--bodies", "none"]
-        };
+        let args = headers_only(copy);
         for (version, correlation) in [(12, 1i32), (16, 2)] {
             let mut response = answers()[correlation as usize - 1].1.clone();
             response[4..8].copy_from_slice(&correlation.to_be_bytes());
