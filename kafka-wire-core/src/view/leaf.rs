@@ -321,30 +321,19 @@ impl<T: Viewable> Viewable for Vec<T> {
     }
 }
 
-/// An array of integers' count and values, `Some(None)` for null.
-#[inline(always)]
-fn ints<'a, T: Int>(c: &mut Cursor<'a>, cx: Ctx) -> Option<Option<&'a [u8]>> {
-    match c.count(cx)? {
-        Some(count) => c.fixed_elements(count, T::SIZE).map(Some),
-        None => Some(None),
-    }
-}
-
 impl<T: Int> Viewable for IntArray<T> {
     type View<'a> = Ints<'a, T>;
 
     #[inline(always)]
     fn walk(c: &mut Cursor<'_>, cx: Ctx, _: &mut ViewIndex) -> Option<u32> {
         let at = c.place();
-        let count = c.count(cx)??;
-        c.fixed_elements(count, T::SIZE)?;
-        Some(at)
+        c.skip_fixed_array(cx, T::SIZE)?.then_some(at)
     }
 
     #[inline(always)]
     fn walk_nullable(c: &mut Cursor<'_>, cx: Ctx, _: &mut ViewIndex) -> Option<u32> {
         let at = c.place();
-        Some(if ints::<T>(c, cx)?.is_some() {
+        Some(if c.skip_fixed_array(cx, T::SIZE)? {
             at
         } else {
             NULL

@@ -54,7 +54,13 @@ impl<'a> Reader<'a> {
     /// The `N` bytes at byte `at` of the source, if there are as many.
     #[inline]
     pub(crate) fn fixed<const N: usize>(&self, at: u32) -> Option<&'a [u8; N]> {
-        self.src.bytes().get(at as usize..)?.first_chunk::<N>()
+        // A position from a `u32` plus a few bytes cannot overflow, so this is one comparison
+        // with the source's length.
+        let start = at as usize;
+        self.src
+            .bytes()
+            .get(start..start.wrapping_add(N))?
+            .first_chunk::<N>()
     }
 
     /// A cursor at byte `at` of the source, over bytes the walk checked.
