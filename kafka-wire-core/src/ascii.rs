@@ -1,5 +1,5 @@
-//! Text that a view reads again: bytes to `&str` without validating ASCII twice. The crate's
-//! second module with `unsafe` code (the first is `slot`).
+//! Text that a view reads again: bytes to `&str` without validating ASCII twice. One of the
+//! crate's three modules with `unsafe` code (the others are `slot` and `opaque`).
 //!
 //! # Why
 //!

@@ -6,8 +6,8 @@
 //! type checking and borrow checking run on one thread, and the two halves of the catalogue
 //! check side by side (BENCHMARKS.md, "Build cost").
 
-// One module, `slot`, allows `unsafe` code; its invariant is written there and its tests run
-// under Miri.
+// Three modules, `slot`, `ascii` and `opaque`, allow `unsafe` code; each writes its invariant
+// down, and their tests run under Miri.
 #![deny(unsafe_code)]
 // docs.rs builds with `--cfg docsrs` on nightly, where `doc_cfg` marks each item with the
 // features it needs.
@@ -33,6 +33,9 @@ pub mod int_array;
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub mod json;
 pub mod messages;
+#[cfg(feature = "views")]
+#[allow(unsafe_code)]
+mod opaque;
 mod primitives;
 mod segments;
 #[allow(unsafe_code)]

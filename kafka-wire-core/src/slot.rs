@@ -1,6 +1,6 @@
 //! Decoding a value straight into the place that keeps it: the element of an array, without a
-//! copy through the stack. One of the crate's two modules with `unsafe` code (the other is
-//! `ascii`).
+//! copy through the stack. One of the crate's three modules with `unsafe` code (the others are
+//! `ascii` and `opaque`).
 //!
 //! # Why
 //!

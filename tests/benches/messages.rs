@@ -6,6 +6,8 @@
 //!   3 partitions) and large (100 markers × 5 topics × 20 partitions);
 //! - MetadataResponse v13: 6 brokers with host and rack, 200 topics × 50 partitions with topic
 //!   ids, 3 replicas and 3 in-sync replicas each, no offline replicas, authorized operations;
+//!   and the same with 1, 2 or 3 of the replicas in sync at random ("uneven"), so that the
+//!   partitions' lengths vary with no order a walk could learn;
 //! - ProduceRequest v13: one topic by id, 10 partitions of a 16 KiB record batch each;
 //! - FetchResponse v18: one topic by id, 10 partitions of 64 KiB of records, no aborted
 //!   transactions.
@@ -209,6 +211,18 @@ fn main() {
         "6 brokers with rack, 200 topics × 50 partitions, 3 replicas, 3 in sync",
         13,
         shapes::metadata_response,
+        peer::metadata_response,
+        Rows {
+            view: every_field::metadata_response,
+            routing: Some(routing::metadata_response),
+            vectored: false,
+        },
+    );
+    bench.shape(
+        "MetadataResponse v13 uneven",
+        "the same, with 1, 2 or 3 replicas in sync at random",
+        13,
+        shapes::metadata_response_uneven,
         peer::metadata_response,
         Rows {
             view: every_field::metadata_response,

@@ -44,6 +44,13 @@ impl<'a> Cursor<'a> {
         self.pos
     }
 
+    /// Moves the cursor to `pos`: for the walk of an array, to a position equal to where the
+    /// cursor is, but known sooner (see `elements` in `leaf.rs`).
+    #[inline(always)]
+    pub(crate) fn set_pos(&mut self, pos: usize) {
+        self.pos = pos;
+    }
+
     /// [`pos`](Self::pos) as a view records it. Views open only on inputs whose every position
     /// fits (`MAX_INPUT`).
     #[inline(always)]

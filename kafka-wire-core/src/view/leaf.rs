@@ -209,6 +209,17 @@ bytes! {
 /// Steps over an array's `count` elements after its count, recording those that are indexed.
 /// Elements of a fixed size must all be there before any is read, as decoding requires; each
 /// is then checked.
+///
+/// Elements of other sizes are found one after the other: where one starts depends on the
+/// lengths read in the one before, a chain of loads that bounds the walk of a long array. But
+/// the elements of an array are usually all of one length (a topic's partitions, each with as
+/// many replicas), so the walk guesses that each element is as long as the one before. When the
+/// guess holds, the next element is walked from the guess, a value the processor has before the
+/// element's own loads are done, so that the walks of consecutive elements overlap; when it
+/// does not, the next element starts where the walk ended, as without a guess, and the guess is
+/// the new length. [`opaque`](crate::opaque::opaque) keeps the compiler from replacing the
+/// guess by the equal position it was compared with, which would join the chain again. The positions are the same
+/// either way.
 #[inline(always)]
 fn elements<T: Viewable>(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex, count: usize) -> bool {
     if let Some(size) = T::FIXED_LEN {
@@ -218,8 +229,23 @@ fn elements<T: Viewable>(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex, cou
         {
             return false;
         }
+        return (0..count).all(|_| T::walk(c, cx, index).is_some());
     }
-    (0..count).all(|_| T::walk(c, cx, index).is_some())
+    let mut len = 0usize;
+    for _ in 0..count {
+        let start = c.pos();
+        let guess = start.wrapping_add(len);
+        if T::walk(c, cx, index).is_none() {
+            return false;
+        }
+        let end = c.pos();
+        if end == guess {
+            c.set_pos(crate::opaque::opaque(guess));
+        } else {
+            len = end.wrapping_sub(start);
+        }
+    }
+    true
 }
 
 /// Walks an array after its count, and says where its view finds it: at `at`, its position,

@@ -116,6 +116,19 @@ const TOPIC_OPERATIONS: i32 = 0b1101_1111_1000;
 /// Six brokers over three racks; 200 topics of 50 partitions, each with three replicas, all
 /// in sync; topic ids and authorized operations.
 pub fn metadata_response() -> MetadataResponse {
+    metadata(|| 3)
+}
+
+/// [`metadata_response`] with one, two or all three replicas of each partition in sync, at
+/// random (a fixed seed): partitions of three lengths in no order that can be learnt.
+pub fn metadata_response_uneven() -> MetadataResponse {
+    let mut r = Rng::new(7);
+    metadata(move || 1 + (r.next_u64() % 3) as usize)
+}
+
+/// The Metadata shape, with as many replicas in sync in each partition, in order, as
+/// `in_sync` says.
+fn metadata(mut in_sync: impl FnMut() -> usize) -> MetadataResponse {
     let racks = ["eu-west-1a", "eu-west-1b", "eu-west-1c"];
     let broker = |p: usize| (p % BROKERS) as i32 + 1;
     MetadataResponse::default()
@@ -148,12 +161,13 @@ pub fn metadata_response() -> MetadataResponse {
                                 .map(|p| {
                                     let replicas: Vec<i32> =
                                         (0..3).map(|r| broker(t + p + r)).collect();
+                                    let isr = replicas[..in_sync().min(3)].to_vec();
                                     MetadataResponsePartition::default()
                                         .with_error_code(0)
                                         .with_partition_index(p as i32)
                                         .with_leader_id(replicas[0])
                                         .with_leader_epoch(((t * 31 + p) % 40) as i32)
-                                        .with_isr_nodes(replicas.clone().into())
+                                        .with_isr_nodes(isr.into())
                                         .with_replica_nodes(replicas.into())
                                         .with_offline_replicas(Default::default())
                                 })
