@@ -149,6 +149,14 @@ fn views_allocate_nothing() {
         view_allocations::<MetadataResponse>,
     ));
     cases.push((
+        "MetadataResponse v13 uneven".to_owned(),
+        shapes::metadata_response_uneven()
+            .encode_to_bytes(13)
+            .unwrap(),
+        13,
+        view_allocations::<MetadataResponse>,
+    ));
+    cases.push((
         "ProduceRequest v13".to_owned(),
         shapes::produce_request().encode_to_bytes(13).unwrap(),
         13,
