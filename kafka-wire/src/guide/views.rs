@@ -226,6 +226,15 @@
 //!   field. The table would take less code per message; `BENCHMARKS.md` has both measurements,
 //!   of time and of build.
 //!
+//! One cost is Kafka's own: where the next element of an array starts is known only once the
+//! lengths in the element before are read, so a long array is a chain of loads, each waiting on
+//! the one before (a Metadata partition's replica counts). The walk breaks it where it can by
+//! guessing: it takes each element to be as long as the one before, starts the next one there,
+//! and checks the guess when the element's own walk ends. Where the guess holds, as it does for
+//! a topic's partitions with as many replicas each, the processor walks consecutive elements
+//! side by side; where it fails, the walk goes on from where it ended, at the price of a
+//! mispredicted branch. What is checked, and where each field is found, is the same either way.
+//!
 //! There is one way to open a view, into an index. A form that needs none would have to keep
 //! each struct's field positions in the view itself, as views did before the index: a second
 //! view type per struct, a second walk, and arrays walked again by every view that reaches
