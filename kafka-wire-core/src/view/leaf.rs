@@ -218,8 +218,8 @@ bytes! {
 /// element's own loads are done, so that the walks of consecutive elements overlap; when it
 /// does not, the next element starts where the walk ended, as without a guess, and the guess is
 /// the new length. [`opaque`](crate::opaque::opaque) keeps the compiler from replacing the
-/// guess by the equal position it was compared with, which would join the chain again. The positions are the same
-/// either way.
+/// guess by the equal position it was compared with, which would join the chain again. The
+/// positions are the same either way.
 #[inline(always)]
 fn elements<T: Viewable>(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex, count: usize) -> bool {
     if let Some(size) = T::FIXED_LEN {
