@@ -87,13 +87,30 @@ impl Walked {
 /// Opens the view of `M` at the start of `src` into `index`, read as `reading` says, and says
 /// how many bytes the message takes.
 #[doc(hidden)]
-#[inline]
+#[inline(always)]
 pub fn open<'a, M: Message + Viewable>(
     src: Source<'a>,
     version: i16,
     reading: Reading,
     index: &'a mut ViewIndex,
 ) -> Result<(M::View<'a>, usize), DecodeError> {
+    // A `Source` is three words, which a call passes through memory; the caller writes them a
+    // word at a time just before it, and the callee's first load reads two at once, which the
+    // processor cannot forward from those writes and waits for. Its parts go in registers.
+    let (bytes, shared) = src.parts();
+    open_parts::<M>(bytes, shared, version, reading, index)
+}
+
+/// [`open`], from the source's parts.
+#[inline]
+fn open_parts<'a, M: Message + Viewable>(
+    bytes: &'a [u8],
+    shared: Option<&'a bytes::Bytes>,
+    version: i16,
+    reading: Reading,
+    index: &'a mut ViewIndex,
+) -> Result<(M::View<'a>, usize), DecodeError> {
+    let src = Source::from_parts(bytes, shared);
     index.clear();
     let walked = walk::<M>(src, version, reading, index)?;
     Ok((walked.view::<M>(src, index), walked.len))

@@ -34,6 +34,18 @@ impl<'a> Source<'a> {
         }
     }
 
+    /// The source's two parts, for a call that takes them in registers.
+    #[inline(always)]
+    pub(crate) const fn parts(self) -> (&'a [u8], Option<&'a Bytes>) {
+        (self.bytes, self.shared)
+    }
+
+    /// The source of [`parts`](Self::parts).
+    #[inline(always)]
+    pub(crate) const fn from_parts(bytes: &'a [u8], shared: Option<&'a Bytes>) -> Self {
+        Source { bytes, shared }
+    }
+
     /// Every byte of the source.
     #[inline]
     pub const fn bytes(&self) -> &'a [u8] {
