@@ -3,7 +3,7 @@
 //! byte for byte; a Fetch v16 response that names no broker is held in a pipe and passes
 //! untouched, one that names brokers is rewritten, one larger than a pipe holds is finished in
 //! memory; a peer that closes in the middle of a frame has its bytes passed on and its close
-//! too; a hostile size field buys no memory, garbage is forwarded and reported, and a signal
+//! too, and a client that resets its connection between frames has closed it, with no error; a hostile size field buys no memory, garbage is forwarded and reported, and a signal
 //! in the middle of a frame stops the tap cleanly.
 // The kernel path is Linux's: elsewhere the tap copies, which tests/tap.rs covers.
 #![cfg(target_os = "linux")]
@@ -484,5 +484,32 @@ fn a_peer_that_closes_in_the_middle_of_a_frame_gets_its_bytes_through_and_the_cl
         );
         let summary = tap.stop();
         assert_eq!(counted(&summary, "errors"), 1, "{summary}");
+    }
+}
+
+#[test]
+fn a_client_that_resets_its_connection_between_frames_closes_it_without_an_error() {
+    // A socket closed with bytes it has not read sends a reset rather than an orderly close, as
+    // librdkafka's can when it tears down a fenced producer: the client's close, not a failure.
+    for copy in [false, true] {
+        let broker = Broker::start(answer);
+        let tap = Tap::start(broker.addr, headers_only(copy), Stdio::null());
+        let mut conn = tap.connect();
+        conn.write_all(&request(1, 12, 1)).unwrap();
+        let sent = answers()[0].1.len();
+        while broker.sent.lock().unwrap().len() < sent {
+            thread::sleep(Duration::from_millis(10));
+        }
+        // The response reaches the client's socket, which closes without reading it.
+        thread::sleep(Duration::from_millis(300));
+        drop(conn);
+        thread::sleep(Duration::from_millis(300));
+        let summary = tap.stop();
+        assert_eq!(counted(&summary, "errors"), 0, "copy {copy}: {summary}");
+        assert_eq!(
+            counted(&summary, "without response"),
+            0,
+            "copy {copy}: {summary}"
+        );
     }
 }

@@ -88,8 +88,9 @@ impl HeldFields<'_> {
                     return Err(Stop::Source(Short::End(self.link.closed_inside(had))));
                 }
                 Err(e) => {
-                    let what = format!("reading from {}: {e}", self.link.who);
-                    return Err(Stop::Source(Short::End(End::Failed(what))));
+                    let had = self.link.buf.len();
+                    let end = self.link.read_failed(&e, Some(had));
+                    return Err(Stop::Source(Short::End(end)));
                 }
             }
         }

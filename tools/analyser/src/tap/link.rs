@@ -105,6 +105,17 @@ impl Link {
         ))
     }
 
+    /// What a read that failed with `e` ends: a reset by the peer is its close, abrupt but its
+    /// own, as a broker sees a client's (between frames a close, inside a frame a cut, `had`
+    /// bytes of it come); anything else a failure.
+    pub fn read_failed(&self, e: &std::io::Error, inside: Option<usize>) -> End {
+        match (e.kind(), inside) {
+            (std::io::ErrorKind::ConnectionReset, None) => End::Closed(self.who),
+            (std::io::ErrorKind::ConnectionReset, Some(had)) => self.closed_inside(had),
+            _ => End::Failed(format!("reading from {}: {e}", self.who)),
+        }
+    }
+
     /// One read, of at most `limit` bytes (any amount, for `None`).
     async fn read(&mut self, limit: Option<usize>) -> Result<(), End> {
         let read = match limit {
@@ -121,7 +132,10 @@ impl Link {
             Ok(0) if self.buf.is_empty() => Err(End::Closed(self.who)),
             Ok(0) => Err(self.closed_inside(self.buf.len())),
             Ok(_) => Ok(()),
-            Err(e) => Err(End::Failed(format!("reading from {}: {e}", self.who))),
+            Err(e) => {
+                let inside = (!self.buf.is_empty()).then_some(self.buf.len());
+                Err(self.read_failed(&e, inside))
+            }
         }
     }
 
@@ -287,7 +301,7 @@ impl Link {
                 Ok(In::Moved(m)) => left = left.saturating_sub(m),
                 Ok(In::Full) => {}
                 Ok(In::Closed) => return Err(self.closed_inside(n.saturating_sub(left))),
-                Err(e) => return Err(End::Failed(format!("reading from {}: {e}", self.who))),
+                Err(e) => return Err(self.read_failed(&e, Some(n.saturating_sub(left)))),
             }
             self.drain(pipe, keep.as_mut().map(|(c, k)| (&mut **c, &mut **k)))
                 .await?;
