@@ -76,6 +76,15 @@ impl<'a> Cursor<'a> {
         self.src.bytes().get(self.pos..).unwrap_or_default()
     }
 
+    /// The byte at the cursor. Indexed from the source rather than read through
+    /// [`rest`](Self::rest), whose slice of what remains would put a select between the load
+    /// and the position it depends on: where one length decides where the next is read, that
+    /// select would lengthen the chain of loads a walk waits on.
+    #[inline(always)]
+    fn peek(&self) -> Option<u8> {
+        self.src.bytes().get(self.pos).copied()
+    }
+
     /// Steps over `n` bytes, if there are that many.
     #[inline(always)]
     pub fn skip(&mut self, n: usize) -> bool {
@@ -118,12 +127,9 @@ impl<'a> Cursor<'a> {
     #[inline(always)]
     pub(crate) fn prefix(&mut self, cx: Ctx, kind: LenKind) -> Option<Option<usize>> {
         if cx.flexible {
-            // The byte is indexed from the source rather than read through `rest`, whose slice
-            // of what remains would put a select between it and the position it depends on.
-            let bytes = self.src.bytes();
-            if let Some(&b) = bytes.get(self.pos) {
+            if let Some(b) = self.peek() {
                 let n = usize::from(b).wrapping_sub(1);
-                if b < 0x80 && (b == 0 || n < bytes.len().wrapping_sub(self.pos)) {
+                if b < 0x80 && (b == 0 || n < self.src.bytes().len().wrapping_sub(self.pos)) {
                     self.pos = self.pos.wrapping_add(1);
                     // Zero is a null: a length of -1, plus one.
                     return Some((b != 0).then_some(n));
@@ -293,9 +299,7 @@ impl<'a> Cursor<'a> {
     pub(crate) fn skip_fixed_array(&mut self, cx: Ctx, size: usize) -> Option<bool> {
         let bytes = self.src.bytes();
         if cx.flexible {
-            // Indexed from the source, not through `rest`, whose slice of what remains would
-            // put a select on the chain.
-            if let Some(&b) = bytes.get(self.pos) {
+            if let Some(b) = self.peek() {
                 // Count plus one, from 1 to 127: the array takes one byte and `b - 1` values.
                 let span = usize::from(b)
                     .wrapping_mul(size)
