@@ -19,6 +19,10 @@ macro_rules! fixed {
         impl Viewable for $ty {
             type View<'a> = $ty;
 
+            // No input reaches `ABSENT` or `NULL` (`MAX_INPUT`): the read there fails its
+            // bounds check and gives the default, which is the empty view.
+            const FOUND_OR_EMPTY: bool = true;
+
             #[inline(always)]
             fn walk(c: &mut Cursor<'_>, _: Ctx, _: &mut ViewIndex) -> Option<u32> {
                 let at = c.place();
@@ -378,11 +382,72 @@ impl<T: Int> Viewable for IntArray<T> {
     }
 
     #[inline]
+    fn view_found<'a>(r: Reader<'a>, at: u32, cx: Ctx) -> Ints<'a, T> {
+        if cx.flexible {
+            if let Some(values) = r.short_compact_array(at, T::SIZE) {
+                return Ints::new(values);
+            }
+        }
+        Self::view_at(&mut r.cursor(at), cx)
+    }
+
+    #[inline]
     fn empty<'a>() -> Self::View<'a> {
         Ints::default()
     }
 
     fn from_view<'a>(view: Ints<'a, T>, src: Source<'a>) -> IntArray<T> {
         IntArray::from_be_bytes(src.to_bytes(view.as_be_bytes())).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::index::{ABSENT, NULL};
+
+    /// What `FOUND_OR_EMPTY` promises for each scalar: read at the place of a field the version
+    /// lacks, or of a null, it is the empty view, whatever the input holds.
+    fn found_or_empty<T: Viewable>()
+    where
+        for<'a> T::View<'a>: PartialEq,
+    {
+        assert!(T::FOUND_OR_EMPTY);
+        let bytes = [0x7f; 64];
+        let r = Reader::unindexed(Source::new(&bytes));
+        for cx in [Ctx::new(0, false), Ctx::new(12, true)] {
+            for at in [ABSENT, NULL] {
+                assert!(T::view_found(r, at, cx) == T::empty());
+            }
+            assert!(T::view_found(r, 0, cx) != T::empty());
+        }
+    }
+
+    #[test]
+    fn a_scalar_at_no_place_reads_as_its_empty_view() {
+        found_or_empty::<i8>();
+        found_or_empty::<i16>();
+        found_or_empty::<u16>();
+        found_or_empty::<i32>();
+        found_or_empty::<u32>();
+        found_or_empty::<i64>();
+        found_or_empty::<f64>();
+    }
+
+    #[test]
+    fn an_array_of_integers_reads_the_same_with_a_one_byte_count_or_a_longer_one() {
+        // Compact count 2 (byte 3): the fast path; the same count as a two-byte varint (0x83 0x00)
+        // goes through the cursor. Then a null (0) and a count past what remains.
+        let short = [3, 0, 0, 0, 7, 0, 0, 0, 9];
+        let long = [0x83, 0x00, 0, 0, 0, 7, 0, 0, 0, 9];
+        let cx = Ctx::new(12, true);
+        let read = |bytes: &[u8]| -> Vec<i32> {
+            let r = Reader::unindexed(Source::new(bytes));
+            IntArray::<i32>::view_found(r, 0, cx).into_iter().collect()
+        };
+        assert_eq!(read(&short), [7, 9]);
+        assert_eq!(read(&long), [7, 9]);
+        assert_eq!(read(&[0]), Vec::<i32>::new());
+        assert_eq!(read(&[4, 0, 0, 0, 1]), Vec::<i32>::new());
     }
 }

@@ -130,7 +130,11 @@ impl<'a, const N: usize> RawStruct<'a, N> {
     /// Field `i`, which is never null; [`Viewable::empty`] when it is not there.
     #[inline]
     pub fn field<T: Viewable>(&self, i: usize) -> T::View<'a> {
-        match self.slot(i) {
+        let at = self.slot(i);
+        if T::FOUND_OR_EMPTY {
+            return T::view_found(self.r, at, self.cx);
+        }
+        match at {
             ABSENT | NULL => T::empty(),
             at => T::view_found(self.r, at, self.cx),
         }

@@ -63,6 +63,25 @@ impl<'a> Reader<'a> {
             .first_chunk::<N>()
     }
 
+    /// The values of the array of `size`-byte values at byte `at`, when its count is compact
+    /// and one byte long, as nearly every array of integers' is: the count is read by its index
+    /// and the values taken as one slice, without the general prefix reader's steps. `None`
+    /// for any other count, which a cursor reads.
+    #[inline(always)]
+    pub(crate) fn short_compact_array(&self, at: u32, size: usize) -> Option<&'a [u8]> {
+        let bytes = self.src.bytes();
+        let start = at as usize;
+        // The count plus one; 0 is a null.
+        let count = usize::from(*bytes.get(start)?).wrapping_sub(1);
+        if count >= 0x7f {
+            return None;
+        }
+        // `start` is inside the input and the span at most a few hundred bytes: where the sum
+        // wraps, the range is empty-ended and refused, and the cursor reads the array.
+        let first = start.wrapping_add(1);
+        bytes.get(first..first.wrapping_add(count.wrapping_mul(size)))
+    }
+
     /// A cursor at byte `at` of the source, over bytes the walk checked.
     #[inline]
     pub(crate) fn cursor(&self, at: u32) -> Cursor<'a> {

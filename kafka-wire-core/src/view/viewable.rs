@@ -33,6 +33,13 @@ pub trait Viewable: Codec {
     #[doc(hidden)]
     const INDEXED: bool = false;
 
+    /// Whether [`view_found`](Self::view_found) reads a place no input has (that of a field
+    /// the version lacks, or of a null) as [`empty`](Self::empty) through its own bounds check,
+    /// so that an accessor need not test for those places first: a scalar's, whose read is one
+    /// comparison with the input's length.
+    #[doc(hidden)]
+    const FOUND_OR_EMPTY: bool = false;
+
     /// Steps over a value that is not null, accepting exactly the values
     /// [`Codec::decode_value`] accepts, and says where its view finds it: its position
     /// ([`Cursor::place`] before the step), or, for an indexed value, its record in `index`.
