@@ -76,8 +76,9 @@ impl<'a> Reader<'a> {
         if count >= 0x7f {
             return None;
         }
-        // `start` is inside the input and the span at most a few hundred bytes: where the sum
-        // wraps, the range is empty-ended and refused, and the cursor reads the array.
+        // `start` is inside the input and the span at most a few hundred bytes. Where the sum
+        // wraps (a 32-bit target, at the end of a huge input), the range ends before it starts
+        // and is refused, and the cursor reads the array instead.
         let first = start.wrapping_add(1);
         bytes.get(first..first.wrapping_add(count.wrapping_mul(size)))
     }
