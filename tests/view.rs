@@ -10,7 +10,7 @@ use kafka_wire::messages::{ProduceRequest, RequestHeader, ResponseHeader};
 use kafka_wire::peek;
 use kafka_wire::tokio::RawServerCodec;
 use kafka_wire::view::{View, ViewIndex};
-use kafka_wire::{ApiSet, Decode, Encode};
+use kafka_wire::{ApiSet, Decode, Encode, KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
 use kafka_wire_tests::kafka_classes::File;
 use std::cell::{Cell, RefCell};
 use std::sync::LazyLock;
@@ -263,4 +263,106 @@ fn peeking_at_a_header_leaves_an_unknown_api_versions_body_unread() {
         frame::peek_request::<RequestBody>(&wire[..], &mut index).unwrap_err(),
         frame::decode_request_lenient::<RequestBody>(Bytes::from(wire.clone())).unwrap_err()
     );
+}
+
+/// A struct that opens with fields of one width, which its record keeps as one word: among
+/// them fields that some versions lack (so that where the next one is depends on the version),
+/// and a field that is only ever tagged, declared inside the run but not on the wire there.
+/// After a string, a field of one width that is not in the run.
+#[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+struct Run {
+    #[kafka(versions = "0+")]
+    a: i16,
+    #[kafka(versions = "1+")]
+    b: i64,
+    #[kafka(versions = "3+", tag = 0, tagged = "3+")]
+    only_tagged: i32,
+    #[kafka(versions = "0+")]
+    c: bool,
+    #[kafka(versions = "2+", default = -1)]
+    d: i32,
+    #[kafka(versions = "0+")]
+    e: Uuid,
+    #[kafka(versions = "0+")]
+    f: f64,
+    #[kafka(versions = "0+")]
+    name: KafkaString,
+    #[kafka(versions = "0+")]
+    after: i32,
+    #[kafka(unknown_tagged_fields)]
+    unknown_tagged_fields: UnknownTaggedFields,
+}
+
+/// Runs as elements of an array and as a struct field, after a run of one field.
+#[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[kafka(versions = "0-3", flexible = "2+")]
+struct Runs {
+    #[kafka(versions = "0+")]
+    first: u16,
+    #[kafka(versions = "0+")]
+    runs: Vec<Run>,
+    #[kafka(versions = "0+")]
+    last: Run,
+    #[kafka(unknown_tagged_fields)]
+    unknown_tagged_fields: UnknownTaggedFields,
+}
+
+impl Run {
+    /// A run with every field this version has set to a value that is not its default.
+    fn at(version: i16, n: i16) -> Self {
+        Run {
+            a: n,
+            b: if version >= 1 {
+                -7 * i64::from(n) - 1
+            } else {
+                0
+            },
+            only_tagged: if version >= 3 { 1000 + i32::from(n) } else { 0 },
+            c: true,
+            d: if version >= 2 { 300 + i32::from(n) } else { -1 },
+            e: Uuid::from_u128(0x0102_0304_0506_0708_090a_0b0c_0d0e_0f10 + n as u128),
+            f: 0.5 + f64::from(n),
+            name: KafkaString::from(format!("run {n}")),
+            after: -i32::from(n),
+            unknown_tagged_fields: UnknownTaggedFields::default(),
+        }
+    }
+}
+
+#[test]
+fn a_structs_opening_run_reads_at_every_version_and_refuses_as_decoding_does() {
+    let mut index = ViewIndex::new();
+    for version in 0..=3 {
+        let value = Runs {
+            first: 0xbeef,
+            runs: (1..=3).map(|n| Run::at(version, n)).collect(),
+            last: Run::at(version, 9),
+            unknown_tagged_fields: UnknownTaggedFields::default(),
+        };
+        let bytes = value.encode_to_bytes(version).unwrap();
+        kafka_wire_tests::json::views_read(&value, &bytes, version).unwrap();
+        let view = Runs::view_in(&bytes[..], version, &mut index).unwrap();
+        let second = view.runs().iter().nth(1).unwrap();
+        let expected = &value.runs[1];
+        assert_eq!(
+            (second.a(), second.b(), second.c(), second.d()),
+            (expected.a, expected.b, expected.c, expected.d),
+            "version {version}"
+        );
+        assert_eq!(
+            (second.e(), second.f(), second.after(), second.only_tagged()),
+            (expected.e, expected.f, expected.after, expected.only_tagged),
+            "version {version}"
+        );
+        // Cut anywhere, the view refuses with decoding's error.
+        for end in 0..bytes.len() {
+            let cut = bytes.slice(..end);
+            assert_eq!(
+                Runs::view_in(&cut[..], version, &mut index).unwrap_err(),
+                Runs::decode_exact(cut.clone(), version).unwrap_err(),
+                "version {version}, {end} of {} bytes",
+                bytes.len()
+            );
+        }
+    }
 }

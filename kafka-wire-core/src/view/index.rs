@@ -45,8 +45,9 @@ impl ViewIndex {
         ViewIndex { words: Vec::new() }
     }
 
-    /// An index with room for `words` words: a struct takes one word per field, one for its
-    /// tagged section and one more if it holds structs; an array of structs, two.
+    /// An index with room for `words` words: a struct takes at most one word per field (its
+    /// opening integers, booleans and uuids share one), one for its tagged section and one
+    /// more if it holds structs; an array of structs, two.
     pub fn with_capacity(words: usize) -> Self {
         ViewIndex {
             words: Vec::with_capacity(words),

@@ -23,10 +23,12 @@ macro_rules! fixed {
             // bounds check and gives the default, which is the empty view.
             const FOUND_OR_EMPTY: bool = true;
 
+            const WIDTH: usize = core::mem::size_of::<$ty>();
+
             #[inline(always)]
             fn walk(c: &mut Cursor<'_>, _: Ctx, _: &mut ViewIndex) -> Option<u32> {
                 let at = c.place();
-                c.skip(core::mem::size_of::<$ty>()).then_some(at)
+                c.skip(Self::WIDTH).then_some(at)
             }
 
             #[inline]
@@ -64,10 +66,12 @@ fixed!(i8, i16, u16, i32, u32, i64, f64);
 impl Viewable for bool {
     type View<'a> = bool;
 
+    const WIDTH: usize = 1;
+
     #[inline(always)]
     fn walk(c: &mut Cursor<'_>, _: Ctx, _: &mut ViewIndex) -> Option<u32> {
         let at = c.place();
-        c.skip(1).then_some(at)
+        c.skip(Self::WIDTH).then_some(at)
     }
 
     #[inline]
@@ -89,10 +93,12 @@ impl Viewable for bool {
 impl Viewable for Uuid {
     type View<'a> = Uuid;
 
+    const WIDTH: usize = 16;
+
     #[inline(always)]
     fn walk(c: &mut Cursor<'_>, _: Ctx, _: &mut ViewIndex) -> Option<u32> {
         let at = c.place();
-        c.skip(16).then_some(at)
+        c.skip(Self::WIDTH).then_some(at)
     }
 
     #[inline]
@@ -354,6 +360,10 @@ impl<T: Viewable> Viewable for Vec<T> {
 impl<T: Int> Viewable for IntArray<T> {
     type View<'a> = Ints<'a, T>;
 
+    // No input reaches `ABSENT` or `NULL`: neither reader finds a count there, and both give
+    // the empty view.
+    const FOUND_OR_EMPTY: bool = true;
+
     #[inline(always)]
     fn walk(c: &mut Cursor<'_>, cx: Ctx, _: &mut ViewIndex) -> Option<u32> {
         let at = c.place();
@@ -432,6 +442,23 @@ mod tests {
         found_or_empty::<u32>();
         found_or_empty::<i64>();
         found_or_empty::<f64>();
+    }
+
+    #[test]
+    fn an_array_of_integers_at_no_place_reads_as_its_empty_view() {
+        const { assert!(IntArray::<i32>::FOUND_OR_EMPTY) };
+        let bytes = [2, 0, 0, 0, 5, 0x7f, 0x7f, 0x7f, 0x7f];
+        let r = Reader::unindexed(Source::new(&bytes));
+        for cx in [Ctx::new(0, false), Ctx::new(12, true)] {
+            for at in [ABSENT, NULL] {
+                assert!(IntArray::<i32>::view_found(r, at, cx).is_empty());
+            }
+        }
+        // At a place the input has, the values are read: compact count 1 at byte 0.
+        assert_eq!(
+            IntArray::<i32>::view_found(r, 0, Ctx::new(12, true)).first(),
+            Some(5)
+        );
     }
 
     #[test]

@@ -10,18 +10,24 @@ use crate::fields::FieldInfo;
 use crate::{RawTaggedField, UnknownTaggedFields};
 use core::fmt;
 
-/// A struct in a view: its record in the index, which holds, for each of its `N - 1` fields,
-/// where the field's view finds it (a position in the input, a record of the index, `ABSENT` or
-/// `NULL`), and last where its tagged section starts. A struct that holds indexed values (its
-/// record is followed by theirs) has one word more, where the next record starts. Every view
-/// `#[derive(KafkaMessage)]` writes wraps one; its accessors read through it. Not part of the
-/// public API.
+/// A struct in a view: its record in the index, `N` words. A struct that opens with a run of
+/// fields of one width each has one word for the run, first: where the struct starts, from
+/// which each of them is at an offset ([`fixed`](Self::fixed)). Every other field has a word
+/// saying where its view finds it (a position in the input, a record of the index, `ABSENT` or
+/// `NULL`), and the last word says where the tagged section starts. A struct that holds
+/// indexed values (its record is followed by theirs) has one word more, where the next record
+/// starts. Every view `#[derive(KafkaMessage)]` writes wraps one; its accessors read through
+/// it. Not part of the public API.
 #[doc(hidden)]
 #[derive(Clone, Copy)]
 pub struct RawStruct<'a, const N: usize> {
     r: Reader<'a>,
     /// The record's first word.
     at: u32,
+    /// What that word holds, read once: for a struct that opens with a run of fields of one
+    /// width, where it starts. Nothing reads it for any other struct, and the read is then left
+    /// out of the program.
+    start: u32,
     cx: Ctx,
 }
 
@@ -66,7 +72,8 @@ impl<'a, const N: usize> RawStruct<'a, N> {
     /// The struct whose record is at `at`.
     #[inline]
     pub fn view(r: Reader<'a>, at: u32, cx: Ctx) -> Self {
-        RawStruct { r, at, cx }
+        let start = r.word(at);
+        RawStruct { r, at, start, cx }
     }
 
     /// The struct whose record is at `at`, as an element of an array, and where the next
@@ -75,7 +82,7 @@ impl<'a, const N: usize> RawStruct<'a, N> {
     pub fn element(r: Reader<'a>, at: u32, cx: Ctx, leaf: bool) -> (Self, u32) {
         let end = at.wrapping_add(N as u32);
         let next = if leaf { end } else { r.word(end) };
-        (RawStruct { r, at, cx }, next)
+        (Self::view(r, at, cx), next)
     }
 
     /// A struct that is not there: every field reads as its default.
@@ -84,6 +91,7 @@ impl<'a, const N: usize> RawStruct<'a, N> {
         RawStruct {
             r: Reader::empty(),
             at: ABSENT,
+            start: ABSENT,
             cx: Ctx::new(0, false),
         }
     }
@@ -138,6 +146,17 @@ impl<'a, const N: usize> RawStruct<'a, N> {
             ABSENT | NULL => T::empty(),
             at => T::view_found(self.r, at, self.cx),
         }
+    }
+
+    /// The field of the struct's opening run at `offset` bytes from its start, which the first
+    /// word holds and which was read when the view of the struct was made.
+    ///
+    /// The walk stepped over the whole run inside the input, so the sum is a place in it and
+    /// does not wrap. An absent struct's start is `ABSENT`: the sum wraps there, to a place
+    /// that its empty input does not have, and reads as the empty view.
+    #[inline]
+    pub fn fixed<T: Viewable>(&self, offset: usize) -> T::View<'a> {
+        T::view_found(self.r, self.start.wrapping_add(offset as u32), self.cx)
     }
 
     /// Field `i`, or `default` when it is not there.

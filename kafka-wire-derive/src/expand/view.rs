@@ -22,7 +22,7 @@ use syn::spanned::Spanned;
 pub fn expand_type(msg: &Message) -> TokenStream {
     let (ident, view, vis) = (&msg.input.ident, &msg.view, &msg.input.vis);
     let p = &msg.private;
-    let n = slots(msg);
+    let n = record(msg).len();
     let doc = format!(
         "The borrowed view of [`{ident}`]: each field read in place from the bytes the view \
 was opened on, through an accessor named as the field. See `kafka_wire::view`."
@@ -62,20 +62,97 @@ pub fn fallback(input: &syn::DeriveInput, view: &syn::Ident, p: &TokenStream) ->
     }
 }
 
-/// One slot per field, and the last for the tagged section.
-fn slots(msg: &Message) -> Literal {
-    Literal::usize_unsuffixed(msg.fields.len().saturating_add(1))
+/// Where a field's view finds it in its struct's record.
+enum Place {
+    /// In word `i` of the record, where the walk noted it.
+    Word(usize),
+    /// This many bytes after the struct's start, which the record's first word holds.
+    Prefix(TokenStream),
+}
+
+/// The layout of a struct's record.
+///
+/// A struct that opens with fields of one width (integers, floats, booleans, uuids; never
+/// tagged, never null) keeps one word for that run: where the struct starts. Each field of the
+/// run is then the sum of the widths before it, a width that the version may lack counted under
+/// its version's test. The walk steps over the whole run with one bounds check and notes one
+/// word, and an accessor adds its field's offset to that word; every other field has a word of
+/// its own, and the tagged section the last.
+struct Record {
+    /// Per field, in declaration order.
+    places: Vec<Place>,
+    /// What the walk steps over at the struct's start: the run's widths, when there is one.
+    run: Option<TokenStream>,
+    /// The words before the tagged section's.
+    words: usize,
+}
+
+impl Record {
+    /// The words of the record, the tagged section's included.
+    fn len(&self) -> Literal {
+        Literal::usize_unsuffixed(self.words.saturating_add(1))
+    }
+
+    /// The word of the tagged section.
+    fn tagged(&self) -> Literal {
+        Literal::usize_unsuffixed(self.words)
+    }
+}
+
+fn record(msg: &Message) -> Record {
+    let p = &msg.private;
+    let mut widths: Vec<TokenStream> = Vec::new();
+    let mut open = true;
+    let mut offsets = Vec::with_capacity(msg.fields.len());
+    for f in &msg.fields {
+        let g = FieldGen::new(msg, f);
+        // A field that is only ever tagged takes no place among the regular ones.
+        if g.regular().is_empty() {
+            offsets.push(None);
+            continue;
+        }
+        let fixed = matches!(
+            f.ty.kind,
+            Kind::Int { .. } | Kind::Bool | Kind::Float | Kind::Uuid
+        );
+        open = open && fixed && !f.ty.option && f.tagged_range().is_empty();
+        if !open {
+            offsets.push(None);
+            continue;
+        }
+        offsets.push(Some(quote!(0usize #(+ #widths)*)));
+        let inner = f.ty.inner;
+        let width = quote_spanned!(inner.span()=> <#inner as #p::Viewable>::WIDTH);
+        widths.push(match g.cond(g.regular()) {
+            None => width,
+            Some(c) => quote!((if #c { #width } else { 0 })),
+        });
+    }
+    let run = (!widths.is_empty()).then(|| quote!(0usize #(+ #widths)*));
+    let mut words = usize::from(run.is_some());
+    let places = offsets
+        .into_iter()
+        .map(|offset| match offset {
+            Some(offset) => Place::Prefix(offset),
+            None => {
+                words = words.saturating_add(1);
+                Place::Word(words.saturating_sub(1))
+            }
+        })
+        .collect();
+    Record { places, run, words }
 }
 
 /// The walk, `Viewable`, the accessors, `into_owned` and `Debug`.
 pub fn expand_impls(msg: &Message) -> TokenStream {
     let (ident, view) = (&msg.input.ident, &msg.view);
     let p = &msg.private;
-    let n = slots(msg);
-    let walk = expand_walk(msg);
-    let accessors = msg.fields.iter().enumerate().map(|(i, f)| {
+    let record = record(msg);
+    let n = record.len();
+    let walk = expand_walk(msg, &record);
+    let accessors = msg.fields.iter().zip(&record.places).map(|(f, place)| {
         let g = FieldGen::new(msg, f);
-        accessor(&g, i)
+        accessor(&g, place)
     });
     let unknown_accessor = msg.unknown.map(|u| {
         let doc = "The tagged fields this struct does not know, in wire order.";
@@ -87,10 +164,14 @@ pub fn expand_impls(msg: &Message) -> TokenStream {
             }
         }
     });
-    let owned = msg.fields.iter().enumerate().map(|(i, f)| {
+    let owned = msg.fields.iter().zip(&record.places).map(|(f, place)| {
         let g = FieldGen::new(msg, f);
         let (field, inner) = (f.ident, f.ty.inner);
-        let i = Literal::usize_unsuffixed(i);
+        let i = match place {
+            Place::Word(i) => Literal::usize_unsuffixed(*i),
+            // A field of the opening run is its own view, which its accessor reads.
+            Place::Prefix(_) => return quote!(#field: self.#field(),),
+        };
         let method = if f.ty.option {
             quote_spanned!(inner.span()=> owned_option::<#inner>)
         } else {
@@ -211,19 +292,36 @@ and records share the input when the view was opened on a `Bytes`, and are copie
 
 /// `fn __walk`: steps over the struct's fields in wire order, as `decode_value` reads them,
 /// recording where each starts; false where decoding would fail.
-fn expand_walk(msg: &Message) -> TokenStream {
+fn expand_walk(msg: &Message, record: &Record) -> TokenStream {
     let p = &msg.private;
     let (all, tagged) = fields(msg);
-    let last = Literal::usize_unsuffixed(msg.fields.len());
-    let index = |g: &FieldGen| {
+    let last = record.tagged();
+    let place = |g: &FieldGen| {
         let i = msg
             .fields
             .iter()
             .position(|f| f.ident == g.field.ident)
             .unwrap_or_default();
-        Literal::usize_unsuffixed(i)
+        record.places.get(i)
     };
+    let index = |g: &FieldGen| match place(g) {
+        Some(Place::Word(i)) => Literal::usize_unsuffixed(*i),
+        _ => Literal::usize_unsuffixed(0),
+    };
+    // The opening run of fields of one width: one step over all of them, and its start noted.
+    let run = record.run.as_ref().map(|width| {
+        quote! {
+            let __at = __c.place();
+            if !__c.skip(#width) {
+                return false;
+            }
+            #p::Slots::set(__s, __i, 0, __at);
+        }
+    });
     let steps = all.iter().filter(|g| !g.regular().is_empty()).map(|g| {
+        if let Some(Place::Prefix(_)) = place(g) {
+            return TokenStream::new();
+        }
         let i = index(g);
         let inner = g.field.ty.inner;
         let cx = g.ctx();
@@ -307,6 +405,7 @@ fn expand_walk(msg: &Message) -> TokenStream {
         #[allow(unused_variables)]
         fn __walk<__S: #p::Slots>(__c: &mut #p::Cursor<'_>, __cx: #p::Ctx, __i: &mut #p::ViewIndex, __s: &mut __S) -> ::core::primitive::bool {
             let __v = __cx.version;
+            #run
             #(#steps)*
             #section
             true
@@ -316,12 +415,15 @@ fn expand_walk(msg: &Message) -> TokenStream {
 
 /// The accessor of field `i`: named as the field, with the field's documentation, returning
 /// its view; a field that is not there reads as its default.
-fn accessor(g: &FieldGen, i: usize) -> TokenStream {
+fn accessor(g: &FieldGen, place: &Place) -> TokenStream {
     let f = g.field;
     let p = g.p;
     let (ident, inner, vis) = (f.ident, f.ty.inner, &f.ast.vis);
     let docs = f.ast.attrs.iter().filter(|a| a.path().is_ident("doc"));
-    let i = Literal::usize_unsuffixed(i);
+    let i = match place {
+        Place::Word(i) => Literal::usize_unsuffixed(*i),
+        Place::Prefix(offset) => return run_accessor(g, offset),
+    };
     let ret = view_type(g);
     let ret = if f.ty.option {
         quote!(::core::option::Option<#ret>)
@@ -362,6 +464,34 @@ fn accessor(g: &FieldGen, i: usize) -> TokenStream {
         #(#docs)*
         #[inline]
         #vis fn #ident(&self) -> #ret {
+            #body
+        }
+    }
+}
+
+/// The accessor of a field of the opening run: its offset from the struct's start, under its
+/// version's test where the struct has versions without it.
+fn run_accessor(g: &FieldGen, offset: &TokenStream) -> TokenStream {
+    let (f, p) = (g.field, g.p);
+    let (ident, inner, vis) = (f.ident, f.ty.inner, &f.ast.vis);
+    let docs = f.ast.attrs.iter().filter(|a| a.path().is_ident("doc"));
+    let read = quote_spanned!(inner.span()=> self.0.fixed::<#inner>(#offset));
+    let body = match g.cond(g.regular()) {
+        None => read,
+        Some(c) => {
+            let default = match f.default.as_ref().map(|d| &d.value) {
+                Some(lit) => view_literal(g, lit),
+                None => quote_spanned!(inner.span()=> <#inner as #p::Viewable>::empty()),
+            };
+            quote!(if #c { #read } else { #default })
+        }
+    };
+    quote! {
+        #(#docs)*
+        #[inline]
+        #vis fn #ident(&self) -> #inner {
+            #[allow(unused_variables)]
+            let __v = self.0.cx().version;
             #body
         }
     }
