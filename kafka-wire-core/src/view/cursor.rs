@@ -206,20 +206,28 @@ impl<'a> Cursor<'a> {
         usize::try_from(len).unwrap_or(0)
     }
 
+    /// The next `len` bytes, which the walk found there: the slice's own bounds check is the
+    /// only one, where [`take`](Self::take) first checks that they remain. Empty where they do
+    /// not, which no accepted input has.
+    #[inline(always)]
+    fn checked_take(&mut self, len: usize) -> &'a [u8] {
+        let start = self.pos;
+        self.pos = start.wrapping_add(len);
+        self.src.bytes().get(start..self.pos).unwrap_or_default()
+    }
+
     /// A string that the walk accepted, read again by a view; empty for a null.
     #[inline(always)]
     pub(crate) fn checked_str(&mut self, cx: Ctx) -> &'a str {
         let len = self.checked_len(cx, LenKind::String);
-        self.take(len)
-            .and_then(crate::ascii::to_str)
-            .unwrap_or_default()
+        crate::ascii::to_str(self.checked_take(len)).unwrap_or_default()
     }
 
     /// Bytes that the walk accepted, read again by a view; empty for a null.
     #[inline(always)]
     pub(crate) fn checked_bytes(&mut self, cx: Ctx) -> &'a [u8] {
         let len = self.checked_len(cx, LenKind::Bytes);
-        self.take(len).unwrap_or_default()
+        self.checked_take(len)
     }
 
     /// An array's count that the walk accepted, read again by a view; 0 for a null.
@@ -259,12 +267,21 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A `records` field, `Some(None)` for null: as [`bytes`](Self::bytes), but a compact length
-    /// of two or three bytes is read here, inline. Record batches are seldom shorter than 128
-    /// bytes, so for them the longer lengths are the common case, where other fields' go out
-    /// of line to keep every struct's walk small.
+    /// Steps over a run of bytes, `Some(false)` for null: what the walk needs of a `bytes`
+    /// field, without making the slice [`bytes`](Self::bytes) returns (whose bounds the step
+    /// has already checked, a second time).
     #[inline(always)]
-    pub(crate) fn records(&mut self, cx: Ctx) -> Option<Option<&'a [u8]>> {
+    pub(crate) fn skip_bytes(&mut self, cx: Ctx) -> Option<bool> {
+        let len = self.prefix(cx, LenKind::Bytes)?;
+        self.skip_len(len)
+    }
+
+    /// [`skip_bytes`](Self::skip_bytes) for a `records` field, whose compact length of two or
+    /// three bytes is read here, inline. Record batches are seldom shorter than 128 bytes, so
+    /// for them the longer lengths are the common case, where other fields' go out of line to
+    /// keep every struct's walk small.
+    #[inline(always)]
+    pub(crate) fn skip_records(&mut self, cx: Ctx) -> Option<bool> {
         let short = cx
             .flexible
             .then(|| short_varint(self.rest(), LenKind::Bytes))
@@ -276,9 +293,15 @@ impl<'a> Cursor<'a> {
             }
             None => self.prefix(cx, LenKind::Bytes)?,
         };
+        self.skip_len(len)
+    }
+
+    /// Steps over `len` bytes, or over nothing for a null.
+    #[inline(always)]
+    fn skip_len(&mut self, len: Option<usize>) -> Option<bool> {
         match len {
-            Some(len) => self.take(len).map(Some),
-            None => Some(None),
+            Some(len) => self.skip(len).then_some(true),
+            None => Some(false),
         }
     }
 

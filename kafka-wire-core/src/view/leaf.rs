@@ -178,14 +178,13 @@ macro_rules! bytes {
             #[inline(always)]
             fn walk(c: &mut Cursor<'_>, cx: Ctx, _: &mut ViewIndex) -> Option<u32> {
                 let at = c.place();
-                c.$step(cx)??;
-                Some(at)
+                c.$step(cx)?.then_some(at)
             }
 
             #[inline(always)]
             fn walk_nullable(c: &mut Cursor<'_>, cx: Ctx, _: &mut ViewIndex) -> Option<u32> {
                 let at = c.place();
-                Some(if c.$step(cx)?.is_some() { at } else { NULL })
+                Some(if c.$step(cx)? { at } else { NULL })
             }
 
             #[inline(always)]
@@ -212,8 +211,8 @@ macro_rules! bytes {
 }
 
 bytes! {
-    Bytes, bytes => |b| b,
-    Records, records => Records::from
+    Bytes, skip_bytes => |b| b,
+    Records, skip_records => Records::from
 }
 
 /// Steps over an array's `count` elements after its count, recording those that are indexed.
