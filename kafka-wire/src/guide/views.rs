@@ -191,7 +191,9 @@
 //! That walk is the only one. As it checks each struct it records, in the index, where each of
 //! the struct's fields is; for an array of structs, its count and where its elements' records
 //! are. An accessor is then one look-up in the struct's record and one read of the bytes there;
-//! the next element of an array of structs is the next record. Arrays of integers and strings
+//! the next element of an array of structs is the next record. The integers, booleans and uuids
+//! a struct opens with (a partition's index, error code, leader, epoch) share one word, where
+//! the struct starts: each of them is at a fixed distance from it, or one the version decides. Arrays of integers and strings
 //! are read where they lie, in order. A string's accessor checks its UTF-8 again (quickly, as
 //! safe code must to hand out a `&str`). The index takes a few words per struct: about as many
 //! bytes as the message for messages of many small structs, far fewer for messages of records.
@@ -215,8 +217,10 @@
 //!   tape, a struct that holds other structs records where the records after its own start, so
 //!   that an array's elements are one step apart however deep each one is; and the array is
 //!   memory the caller reuses, not memory each message allocates.
-//! - From upb, the cost model of a table: the index holds plain words, a struct's record is as
-//!   many words as it has fields, and an accessor is an index into it. upb also drives its
+//! - From upb, the cost model of a table: the index holds plain words, a struct's record has a
+//!   word per field (the fixed-width fields it opens with share one, each at an offset from
+//!   it, as upb's table gives each field an offset in its message), and an accessor is an index
+//!   into it. upb also drives its
 //!   parser from a table per message instead of code per message. kafka-wire keeps code per
 //!   struct: a walk the derive writes field by field, as it writes the decoder. A generic
 //!   walker driven by a table per struct and version was built, wrote the same index on every
