@@ -325,43 +325,53 @@ impl<'a> Iterator for TaggedIter<'a> {
 
     #[inline]
     fn next(&mut self) -> Option<TaggedField<'a>> {
-        // Nearly every struct's section has no field: the walk recorded none.
+        // Nearly every struct's section has no field: the walk recorded none. The iterator's
+        // state goes to the reader of a field by value, not by reference, so that a loop over
+        // an empty section keeps it in registers rather than writing it out for a call it never
+        // makes.
         if self.section.is_empty() || self.left == Some(0) {
             return None;
         }
-        self.next_unknown()
+        let (found, section, left) = next_unknown(self.section, self.left, self.cx, self.known);
+        self.section = section;
+        self.left = left;
+        found
     }
 }
 
-impl<'a> TaggedIter<'a> {
-    #[inline(never)]
-    fn next_unknown(&mut self) -> Option<TaggedField<'a>> {
-        let mut c = Cursor::new(Source::new(self.section));
-        let mut left = match self.left {
-            Some(left) => left,
-            None => c.uvarint(self.cx)?,
+/// The next field of `section` whose tag `known` does not claim, and what is left of the section
+/// and of its count after it; `left` is `None` while the count is unread.
+#[inline(never)]
+fn next_unknown<'a>(
+    section: &'a [u8],
+    left: Option<u32>,
+    cx: Ctx,
+    known: &'static [FieldInfo],
+) -> (Option<TaggedField<'a>>, &'a [u8], Option<u32>) {
+    let mut c = Cursor::new(Source::new(section));
+    let Some(mut left) = left.or_else(|| c.uvarint(cx)) else {
+        return (None, section, left);
+    };
+    let found = loop {
+        if left == 0 {
+            break None;
+        }
+        left = left.wrapping_sub(1);
+        let (Some(tag), Some(size)) = (c.uvarint(cx), c.uvarint(cx)) else {
+            return (None, &[], Some(0));
         };
-        let found = loop {
-            if left == 0 {
-                break None;
-            }
-            left = left.wrapping_sub(1);
-            let tag = c.uvarint(self.cx)?;
-            let size = c.uvarint(self.cx)? as usize;
-            let data = c.take(size)?;
-            let version = self.cx.version;
-            let known = self
-                .known
-                .iter()
-                .any(|f| f.tag == Some(tag) && f.tagged.contains(version));
-            if !known {
-                break Some(TaggedField { tag, data });
-            }
+        let Some(data) = c.take(size as usize) else {
+            return (None, &[], Some(0));
         };
-        self.left = Some(left);
-        self.section = c.rest();
-        found
-    }
+        let version = cx.version;
+        let claimed = known
+            .iter()
+            .any(|f| f.tag == Some(tag) && f.tagged.contains(version));
+        if !claimed {
+            break Some(TaggedField { tag, data });
+        }
+    };
+    (found, c.rest(), Some(left))
 }
 
 impl fmt::Debug for TaggedIter<'_> {
