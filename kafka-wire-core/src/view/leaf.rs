@@ -23,12 +23,10 @@ macro_rules! fixed {
             // bounds check and gives the default, which is the empty view.
             const FOUND_OR_EMPTY: bool = true;
 
-            const WIDTH: usize = core::mem::size_of::<$ty>();
-
             #[inline(always)]
             fn walk(c: &mut Cursor<'_>, _: Ctx, _: &mut ViewIndex) -> Option<u32> {
                 let at = c.place();
-                c.skip(Self::WIDTH).then_some(at)
+                c.skip(core::mem::size_of::<$ty>()).then_some(at)
             }
 
             #[inline]
@@ -66,12 +64,10 @@ fixed!(i8, i16, u16, i32, u32, i64, f64);
 impl Viewable for bool {
     type View<'a> = bool;
 
-    const WIDTH: usize = 1;
-
     #[inline(always)]
     fn walk(c: &mut Cursor<'_>, _: Ctx, _: &mut ViewIndex) -> Option<u32> {
         let at = c.place();
-        c.skip(Self::WIDTH).then_some(at)
+        c.skip(1).then_some(at)
     }
 
     #[inline]
@@ -93,12 +89,10 @@ impl Viewable for bool {
 impl Viewable for Uuid {
     type View<'a> = Uuid;
 
-    const WIDTH: usize = 16;
-
     #[inline(always)]
     fn walk(c: &mut Cursor<'_>, _: Ctx, _: &mut ViewIndex) -> Option<u32> {
         let at = c.place();
-        c.skip(Self::WIDTH).then_some(at)
+        c.skip(16).then_some(at)
     }
 
     #[inline]

@@ -5,7 +5,7 @@ use super::index::{ViewIndex, ABSENT, NULL};
 use super::reader::Reader;
 use super::source::Source;
 use super::viewable::Viewable;
-use crate::codec::Ctx;
+use crate::codec::{Codec, Ctx};
 use crate::fields::FieldInfo;
 use crate::{RawTaggedField, UnknownTaggedFields};
 use core::fmt;
@@ -220,6 +220,19 @@ impl<'a, const N: usize> RawStruct<'a, N> {
             });
         }
         fields
+    }
+}
+
+/// The bytes every value of `T` takes ([`Codec::FIXED_LEN`]), for a field of a struct's opening
+/// run, which its view finds at an offset. The derive puts into a run only the types it takes
+/// for scalars by their names, and evaluates this at compile time: a type of such a name
+/// without a fixed length stops the build instead of misplacing the fields after it. Not part
+/// of the public API.
+#[doc(hidden)]
+pub const fn fixed_width<T: Codec>() -> usize {
+    match T::FIXED_LEN {
+        Some(n) => n,
+        None => panic!("a field at a fixed offset in its struct needs a type of fixed length"),
     }
 }
 

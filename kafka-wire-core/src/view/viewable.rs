@@ -40,12 +40,6 @@ pub trait Viewable: Codec {
     #[doc(hidden)]
     const FOUND_OR_EMPTY: bool = false;
 
-    /// The bytes every value takes on the wire, for a type whose values all take as many (a
-    /// scalar's); 0 for any other. A struct that opens with fields of such types finds each of
-    /// them by its offset from the struct's start.
-    #[doc(hidden)]
-    const WIDTH: usize = 0;
-
     /// Steps over a value that is not null, accepting exactly the values
     /// [`Codec::decode_value`] accepts, and says where its view finds it: its position
     /// ([`Cursor::place`] before the step), or, for an indexed value, its record in `index`.

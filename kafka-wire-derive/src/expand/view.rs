@@ -122,7 +122,7 @@ fn record(msg: &Message) -> Record {
         }
         offsets.push(Some(quote!(0usize #(+ #widths)*)));
         let inner = f.ty.inner;
-        let width = quote_spanned!(inner.span()=> <#inner as #p::Viewable>::WIDTH);
+        let width = quote_spanned!(inner.span()=> const { #p::fixed_width::<#inner>() });
         widths.push(match g.cond(g.regular()) {
             None => width,
             Some(c) => quote!((if #c { #width } else { 0 })),
