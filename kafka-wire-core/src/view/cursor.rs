@@ -5,7 +5,7 @@ use super::index::{ViewIndex, ABSENT};
 use super::source::Source;
 use crate::codec::Ctx;
 use crate::primitives::bytes::{len_at, LenKind};
-use crate::primitives::varint::uvarint_in_at;
+use crate::primitives::varint::{short_uvarint, uvarint_in_at};
 
 /// A position in a view's [`Source`].
 ///
@@ -174,17 +174,15 @@ impl<'a> Cursor<'a> {
     pub(crate) fn checked_len(&mut self, cx: Ctx, kind: LenKind) -> usize {
         let rest = self.rest();
         if cx.flexible {
-            // Up to three bytes inline: every length a string, an array count or a records field
-            // of up to 2 MiB has.
-            let (prefix, value) = match *rest {
-                [b0, ..] if b0 < 0x80 => (1, usize::from(b0)),
-                [b0, b1, ..] if b1 < 0x80 => (2, usize::from(b0 & 0x7f) | usize::from(b1) << 7),
-                [b0, b1, b2, ..] if b2 < 0x80 => (
-                    3,
-                    usize::from(b0 & 0x7f) | usize::from(b1 & 0x7f) << 7 | usize::from(b2) << 14,
-                ),
-                _ => match uvarint_in_at(rest, cx) {
-                    Ok((value, prefix)) => (prefix, value as usize),
+            // Up to three bytes from one load: every length a string, an array count or a
+            // records field of up to 2 MiB has.
+            let short = rest
+                .first_chunk::<4>()
+                .and_then(|word| short_uvarint(u32::from_le_bytes(*word)));
+            let (value, prefix) = match short {
+                Some((value, prefix)) => (value as usize, prefix),
+                None => match uvarint_in_at(rest, cx) {
+                    Ok((value, prefix)) => (value as usize, prefix),
                     Err(_) => return 0,
                 },
             };
@@ -276,23 +274,20 @@ impl<'a> Cursor<'a> {
         self.skip_len(len)
     }
 
-    /// [`skip_bytes`](Self::skip_bytes) for a `records` field, whose compact length of two or
-    /// three bytes is read here, inline. Record batches are seldom shorter than 128 bytes, so
-    /// for them the longer lengths are the common case, where other fields' go out of line to
-    /// keep every struct's walk small.
+    /// [`skip_bytes`](Self::skip_bytes) for a `records` field, whose compact length of up to
+    /// three bytes is read here, inline, and stepped over with the records in one step. Record
+    /// batches are seldom shorter than 128 bytes, so for them the longer lengths are the common
+    /// case, where other fields' go out of line to keep every struct's walk small.
     #[inline(always)]
     pub(crate) fn skip_records(&mut self, cx: Ctx) -> Option<bool> {
-        let short = cx
-            .flexible
-            .then(|| short_varint(self.rest(), LenKind::Bytes))
-            .flatten();
-        let len = match short {
-            Some((prefix, n)) => {
-                self.pos = self.pos.wrapping_add(prefix);
-                Some(n)
+        if cx.flexible {
+            if let Some((prefix, n)) = short_varint(self.rest(), LenKind::Bytes) {
+                // The length fits in what follows it: `short_varint` checked.
+                self.pos = self.pos.wrapping_add(prefix).wrapping_add(n);
+                return Some(true);
             }
-            None => self.prefix(cx, LenKind::Bytes)?,
-        };
+        }
+        let len = self.prefix(cx, LenKind::Bytes)?;
         self.skip_len(len)
     }
 
@@ -432,9 +427,8 @@ impl<'a> Cursor<'a> {
 }
 
 /// A compact length of more than one byte at the front of `rest`, as `(bytes it takes,
-/// length)`. Two and three bytes cover nearly every other length, records included; what they
-/// do not (a varint with a last byte of zero, which strict reading refuses; a string past the
-/// longest Kafka allows) the slow path decides.
+/// length)`. Two and three bytes cover nearly every other length, records included; what
+/// [`short_varint`] does not read the slow path decides.
 #[inline(never)]
 fn prefix_varint(rest: &[u8], cx: Ctx, kind: LenKind) -> Option<(usize, Option<usize>)> {
     match short_varint(rest, kind) {
@@ -443,27 +437,65 @@ fn prefix_varint(rest: &[u8], cx: Ctx, kind: LenKind) -> Option<(usize, Option<u
     }
 }
 
-/// A compact length of two or three bytes at the front of `rest` that fits in what follows, as
-/// `(bytes it takes, length)`; `None` for anything else, which [`prefix_slow`] decides.
+/// A compact length of one to three bytes at the front of `rest`, not null, as short as its
+/// value allows and fitting in what follows, as `(bytes it takes, length)`; `None` for anything
+/// else (a null, a varint with a last byte of zero, which strict reading refuses, a string past
+/// the longest Kafka allows, fewer than four bytes left), which [`prefix_slow`] decides.
 #[inline(always)]
 fn short_varint(rest: &[u8], kind: LenKind) -> Option<(usize, usize)> {
-    let (prefix, value) = match *rest {
-        [b0, b1, ..] if b0 >= 0x80 && b1 < 0x80 && b1 != 0 => {
-            (2, usize::from(b0 & 0x7f) | (usize::from(b1) << 7))
-        }
-        [b0, b1, b2, ..] if b0 >= 0x80 && b1 >= 0x80 && b2 < 0x80 && b2 != 0 => {
-            let value =
-                usize::from(b0 & 0x7f) | (usize::from(b1 & 0x7f) << 7) | (usize::from(b2) << 14);
-            (3, value)
-        }
-        _ => return None,
+    let (value, prefix) = short_uvarint(u32::from_le_bytes(*rest.first_chunk::<4>()?))?;
+    // The last byte is not zero: the value needs all of the bytes before it, and more. Tested
+    // per length, so that each is a comparison with a constant.
+    let minimal = match prefix {
+        1 => value >= 1,
+        2 => value >= 0x80,
+        _ => value >= 0x4000,
     };
-    let n = value.wrapping_sub(1);
-    (n <= kind.max() && n <= rest.len().saturating_sub(prefix)).then_some((prefix, n))
+    let n = (value as usize).wrapping_sub(1);
+    (minimal && n <= kind.max() && n <= rest.len().wrapping_sub(prefix)).then_some((prefix, n))
 }
 
 /// Every rule of a prefix at the front of `rest`, as `(bytes it takes, length)`.
 #[inline(never)]
 fn prefix_slow(rest: &[u8], cx: Ctx, kind: LenKind) -> Option<(usize, Option<usize>)> {
     len_at(rest, cx, kind).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Where the inline reader of a compact length reads one, it reads what every rule of a
+    /// prefix reads, strict or not, for each kind of length, whatever follows and however much
+    /// does; where it does not, the slow path decides alone.
+    #[test]
+    fn the_short_length_reader_agrees_with_every_rule() {
+        let thirds = [0x00u8, 0x01, 0x7f, 0x80, 0xff];
+        let mut inputs: Vec<Vec<u8>> = [4usize, 130, 20_000, 3_000_000]
+            .map(|len| vec![0x80; len])
+            .into();
+        for b0 in 0..=255u8 {
+            for b1 in 0..=255u8 {
+                for b2 in thirds {
+                    for bytes in &mut inputs {
+                        let rest = bytes.len();
+                        bytes[..3].copy_from_slice(&[b0, b1, b2]);
+                        for kind in [LenKind::String, LenKind::Bytes, LenKind::Array] {
+                            let Some((prefix, n)) = short_varint(bytes, kind) else {
+                                continue;
+                            };
+                            for strict in [false, true] {
+                                let cx = Ctx::new(0, true).with_strict(strict);
+                                assert_eq!(
+                                    prefix_slow(bytes, cx, kind),
+                                    Some((prefix, Some(n))),
+                                    "{b0:#x} {b1:#x} {b2:#x}, {rest} bytes"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
