@@ -10,7 +10,9 @@ use kafka_wire::messages::{ProduceRequest, RequestHeader, ResponseHeader};
 use kafka_wire::peek;
 use kafka_wire::tokio::RawServerCodec;
 use kafka_wire::view::{View, ViewIndex};
-use kafka_wire::{ApiSet, Decode, Encode, KafkaMessage, KafkaString, UnknownTaggedFields, Uuid};
+use kafka_wire::{
+    ApiSet, Decode, Encode, IntArray, KafkaMessage, KafkaString, UnknownTaggedFields, Uuid,
+};
 use kafka_wire_tests::kafka_classes::File;
 use std::cell::{Cell, RefCell};
 use std::sync::LazyLock;
@@ -293,12 +295,15 @@ struct Run {
     unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// Runs as elements of an array and as a struct field, after a run of one field.
+/// Runs as elements of an array and as a struct field, after a run of one field and an array
+/// of integers that only some versions have, found where the run ends.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(versions = "0-3", flexible = "2+")]
 struct Runs {
     #[kafka(versions = "0+")]
     first: u16,
+    #[kafka(versions = "1+")]
+    ids: IntArray<i32>,
     #[kafka(versions = "0+")]
     runs: Vec<Run>,
     #[kafka(versions = "0+")]
@@ -333,8 +338,10 @@ impl Run {
 fn a_structs_opening_run_reads_at_every_version_and_refuses_as_decoding_does() {
     let mut index = ViewIndex::new();
     for version in 0..=3 {
+        let ids: &[i32] = if version >= 1 { &[4, -5, 6] } else { &[] };
         let value = Runs {
             first: 0xbeef,
+            ids: ids.iter().copied().collect(),
             runs: (1..=3).map(|n| Run::at(version, n)).collect(),
             last: Run::at(version, 9),
             unknown_tagged_fields: UnknownTaggedFields::default(),
@@ -342,6 +349,8 @@ fn a_structs_opening_run_reads_at_every_version_and_refuses_as_decoding_does() {
         let bytes = value.encode_to_bytes(version).unwrap();
         kafka_wire_tests::json::views_read(&value, &bytes, version).unwrap();
         let view = Runs::view_in(&bytes[..], version, &mut index).unwrap();
+        assert_eq!(view.first(), value.first, "version {version}");
+        assert_eq!(view.ids(), *ids, "version {version}");
         let second = view.runs().iter().nth(1).unwrap();
         let expected = &value.runs[1];
         assert_eq!(

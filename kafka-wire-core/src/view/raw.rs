@@ -12,7 +12,8 @@ use core::fmt;
 
 /// A struct in a view: its record in the index, `N` words. A struct that opens with a run of
 /// fields of one width each has one word for the run, first: where the struct starts, from
-/// which each of them is at an offset ([`fixed`](Self::fixed)). Every other field has a word
+/// which each of them is at an offset ([`fixed`](Self::fixed)), and so is the field after the
+/// run when its view is found by position. Every other field has a word
 /// saying where its view finds it (a position in the input, a record of the index, `ABSENT` or
 /// `NULL`), and the last word says where the tagged section starts. A struct that holds
 /// indexed values (its record is followed by theirs) has one word more, where the next record
@@ -148,14 +149,22 @@ impl<'a, const N: usize> RawStruct<'a, N> {
         }
     }
 
-    /// The field of the struct's opening run at `offset` bytes from its start, which the first
-    /// word holds and which was read when the view of the struct was made.
+    /// The field at `offset` bytes from the struct's start, which the first word holds and which
+    /// was read when the view of the struct was made: a field of the opening run, or the one
+    /// right after it, found by its position.
     ///
-    /// The walk stepped over the whole run inside the input, so the sum is a place in it and
-    /// does not wrap. An absent struct's start is `ABSENT`: the sum wraps there, to a place
-    /// that its empty input does not have, and reads as the empty view.
+    /// The walk stepped over the field inside the input, so the sum is a place in it and does
+    /// not wrap. An absent struct's start is `ABSENT`: the sum wraps there, to a place that its
+    /// empty input does not have, and reads as the empty view. A type whose view is found
+    /// through a record of the index has no such place: naming one stops the build.
     #[inline]
     pub fn fixed<T: Viewable>(&self, offset: usize) -> T::View<'a> {
+        const {
+            assert!(
+                !T::INDEXED,
+                "a field at an offset from its struct's start needs a view found by position"
+            );
+        }
         T::view_found(self.r, self.start.wrapping_add(offset as u32), self.cx)
     }
 

@@ -66,7 +66,8 @@ pub fn fallback(input: &syn::DeriveInput, view: &syn::Ident, p: &TokenStream) ->
 enum Place {
     /// In word `i` of the record, where the walk noted it.
     Word(usize),
-    /// This many bytes after the struct's start, which the record's first word holds.
+    /// This many bytes after the struct's start, which the record's first word holds: a field
+    /// of the opening run, or the one field after it when its view is found by its position.
     Prefix(TokenStream),
 }
 
@@ -76,13 +77,18 @@ enum Place {
 /// tagged, never null) keeps one word for that run: where the struct starts. Each field of the
 /// run is then the sum of the widths before it, a width that the version may lack counted under
 /// its version's test. The walk steps over the whole run with one bounds check and notes one
-/// word, and an accessor adds its field's offset to that word; every other field has a word of
-/// its own, and the tagged section the last.
+/// word, and an accessor adds its field's offset to that word. The field right after the run
+/// starts where the run ends, so when its view is found by its position (a string, bytes or
+/// records, an array of integers; never null, never tagged, read in the struct's own context)
+/// it needs no word either. Every other field has a word of its own, and the tagged section the
+/// last.
 struct Record {
     /// Per field, in declaration order.
     places: Vec<Place>,
     /// What the walk steps over at the struct's start: the run's widths, when there is one.
     run: Option<TokenStream>,
+    /// The field after the run that its start places, walked without a word.
+    after: Option<usize>,
     /// The words before the tagged section's.
     words: usize,
 }
@@ -103,8 +109,9 @@ fn record(msg: &Message) -> Record {
     let p = &msg.private;
     let mut widths: Vec<TokenStream> = Vec::new();
     let mut open = true;
+    let mut after = None;
     let mut offsets = Vec::with_capacity(msg.fields.len());
-    for f in &msg.fields {
+    for (i, f) in msg.fields.iter().enumerate() {
         let g = FieldGen::new(msg, f);
         // A field that is only ever tagged takes no place among the regular ones.
         if g.regular().is_empty() {
@@ -115,7 +122,15 @@ fn record(msg: &Message) -> Record {
             f.ty.kind,
             Kind::Int { .. } | Kind::Bool | Kind::Float | Kind::Uuid
         );
-        open = open && fixed && !f.ty.option && f.tagged_range().is_empty();
+        let plain = !f.ty.option && f.tagged_range().is_empty();
+        if open && !(fixed && plain) {
+            open = false;
+            if !widths.is_empty() && plain && f.flexible.is_none() && found_by_position(&g) {
+                after = Some(i);
+                offsets.push(Some(quote!(0usize #(+ #widths)*)));
+                continue;
+            }
+        }
         if !open {
             offsets.push(None);
             continue;
@@ -140,7 +155,25 @@ fn record(msg: &Message) -> Record {
             }
         })
         .collect();
-    Record { places, run, words }
+    Record {
+        places,
+        run,
+        after,
+        words,
+    }
+}
+
+/// Whether a field's view is found by its position in the input rather than by a record of the
+/// index, judged by its type's name as its kind is; `RawStruct::fixed` checks the type itself
+/// when the program is built.
+fn found_by_position(g: &FieldGen) -> bool {
+    match g.field.ty.kind {
+        Kind::Str | Kind::Bytes => true,
+        Kind::Array => {
+            array_parts(g.field.ty.inner).is_some_and(|(container, _)| container == "IntArray")
+        }
+        _ => false,
+    }
 }
 
 /// The walk, `Viewable`, the accessors, `into_owned` and `Debug`.
@@ -169,8 +202,11 @@ pub fn expand_impls(msg: &Message) -> TokenStream {
         let (field, inner) = (f.ident, f.ty.inner);
         let i = match place {
             Place::Word(i) => Literal::usize_unsuffixed(*i),
-            // A field of the opening run is its own view, which its accessor reads.
-            Place::Prefix(_) => return quote!(#field: self.#field(),),
+            // A field its struct's start places is read through its accessor.
+            Place::Prefix(_) => {
+                let owned = quote_spanned!(inner.span()=> <#inner as #p::Viewable>::from_view);
+                return quote!(#field: #owned(self.#field(), self.0.source()),);
+            }
         };
         let method = if f.ty.option {
             quote_spanned!(inner.span()=> owned_option::<#inner>)
@@ -318,8 +354,13 @@ fn expand_walk(msg: &Message, record: &Record) -> TokenStream {
             #p::Slots::set(__s, __i, 0, __at);
         }
     });
+    let after = record
+        .after
+        .and_then(|i| msg.fields.get(i))
+        .map(|f| f.ident);
     let steps = all.iter().filter(|g| !g.regular().is_empty()).map(|g| {
-        if let Some(Place::Prefix(_)) = place(g) {
+        let placed = after == Some(g.field.ident);
+        if let (Some(Place::Prefix(_)), false) = (place(g), placed) {
             return TokenStream::new();
         }
         let i = index(g);
@@ -333,9 +374,15 @@ fn expand_walk(msg: &Message, record: &Record) -> TokenStream {
             let walk = quote_spanned!(inner.span()=> <#inner as #p::Viewable>::walk);
             quote!(#walk(__c, #cx, __i))
         };
+        // The field after the run is stepped over; where it is follows from the struct's start.
+        let note = if placed {
+            quote!({})
+        } else {
+            quote!(#p::Slots::set(__s, __i, #i, __at))
+        };
         let step = quote! {
             match #call {
-                ::core::option::Option::Some(__at) => #p::Slots::set(__s, __i, #i, __at),
+                ::core::option::Option::Some(__at) => #note,
                 ::core::option::Option::None => return false,
             }
         };
@@ -469,12 +516,14 @@ fn accessor(g: &FieldGen, place: &Place) -> TokenStream {
     }
 }
 
-/// The accessor of a field of the opening run: its offset from the struct's start, under its
-/// version's test where the struct has versions without it.
+/// The accessor of a field its struct's start places (of the opening run, or right after it):
+/// its offset from the start, under its version's test where the struct has versions without
+/// it.
 fn run_accessor(g: &FieldGen, offset: &TokenStream) -> TokenStream {
     let (f, p) = (g.field, g.p);
     let (ident, inner, vis) = (f.ident, f.ty.inner, &f.ast.vis);
     let docs = f.ast.attrs.iter().filter(|a| a.path().is_ident("doc"));
+    let ret = view_type(g);
     let read = quote_spanned!(inner.span()=> self.0.fixed::<#inner>(#offset));
     let body = match g.cond(g.regular()) {
         None => read,
@@ -489,7 +538,7 @@ fn run_accessor(g: &FieldGen, offset: &TokenStream) -> TokenStream {
     quote! {
         #(#docs)*
         #[inline]
-        #vis fn #ident(&self) -> #inner {
+        #vis fn #ident(&self) -> #ret {
             #[allow(unused_variables)]
             let __v = self.0.cx().version;
             #body

@@ -193,8 +193,10 @@
 //! are. An accessor is then one look-up in the struct's record and one read of the bytes there;
 //! the next element of an array of structs is the next record. The integers, booleans and uuids
 //! a struct opens with (a partition's index, error code, leader, epoch) share one word, where
-//! the struct starts: each of them is at a fixed distance from it, or one the version decides. Arrays of integers and strings
-//! are read where they lie, in order. A string's accessor checks its UTF-8 again (quickly, as
+//! the struct starts: each of them is at a fixed distance from it, or one the version decides,
+//! and so is the string or array of integers that follows them (the partition's replicas),
+//! which needs no word either. Arrays of integers and strings are read where they lie, in
+//! order. A string's accessor checks its UTF-8 again (quickly, as
 //! safe code must to hand out a `&str`). The index takes a few words per struct: about as many
 //! bytes as the message for messages of many small structs, far fewer for messages of records.
 //!
