@@ -75,7 +75,8 @@ pub(crate) fn get_uvarint_in(buf: &mut Bytes, cx: crate::codec::Ctx) -> Result<u
 /// An unsigned varint of one to three bytes at the front of `word`, the next four bytes of the
 /// input read as one little-endian integer: `(value, bytes it takes)`, or `None` for a longer
 /// one. Every length and count of up to 2 MiB is this short, a record batch's among them; read
-/// from one load, it costs no check per byte.
+/// from one load, it costs no check per byte. The views' readers of lengths use it.
+#[cfg(feature = "views")]
 #[inline(always)]
 pub(crate) const fn short_uvarint(word: u32) -> Option<(u32, usize)> {
     // Bit 7 of each byte says whether another follows; the low seven of each are the value's.
@@ -384,6 +385,7 @@ mod tests {
     /// The one-load reader agrees with the byte-by-byte one on every first two bytes, with a
     /// third and a fourth of each kind (ending the varint or not, zero or not): the same value
     /// and length where it reads, and a varint of four or five bytes where it does not.
+    #[cfg(feature = "views")]
     #[test]
     fn reading_from_one_word_agrees_with_reading_byte_by_byte() {
         let thirds = [0x00u32, 0x01, 0x40, 0x7f, 0x80, 0x81, 0xc0, 0xff];
