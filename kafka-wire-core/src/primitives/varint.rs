@@ -72,13 +72,14 @@ pub(crate) fn get_uvarint_in(buf: &mut Bytes, cx: crate::codec::Ctx) -> Result<u
     Ok(value)
 }
 
-/// An unsigned varint of one to three bytes at the front of `word`, the next four bytes of the
-/// input read as one little-endian integer: `(value, bytes it takes)`, or `None` for a longer
-/// one. Every length and count of up to 2 MiB is this short, a record batch's among them; read
-/// from one load, it costs no check per byte. The views' readers of lengths use it.
+/// An unsigned varint of one to three bytes at the front of `bytes`, read from one load of its
+/// first four: `(value, bytes it takes)`, or `None` for a longer one or fewer than four bytes.
+/// Every length and count of up to 2 MiB is this short, a record batch's among them; read so,
+/// it costs no check per byte. The views' readers of lengths use it.
 #[cfg(feature = "views")]
 #[inline(always)]
-pub(crate) const fn short_uvarint(word: u32) -> Option<(u32, usize)> {
+pub(crate) fn short_uvarint(bytes: &[u8]) -> Option<(u32, usize)> {
+    let word = u32::from_le_bytes(*bytes.first_chunk::<4>()?);
     // Bit 7 of each byte says whether another follows; the low seven of each are the value's.
     let low = word & 0x7f;
     if word & 0x80 == 0 {
@@ -384,7 +385,8 @@ mod tests {
 
     /// The one-load reader agrees with the byte-by-byte one on every first two bytes, with a
     /// third and a fourth of each kind (ending the varint or not, zero or not): the same value
-    /// and length where it reads, and a varint of four or five bytes where it does not.
+    /// and length where it reads, and a varint of four or five bytes where it does not. Given
+    /// fewer than four bytes, it leaves them to the other.
     #[cfg(feature = "views")]
     #[test]
     fn reading_from_one_word_agrees_with_reading_byte_by_byte() {
@@ -394,10 +396,11 @@ mod tests {
                 let word = first | third << 16 | fourth << 24;
                 let bytes = [word.to_le_bytes().as_slice(), &[0x01]].concat();
                 let read = uvarint_checked(&bytes).map_err(|e| e.kind().clone());
-                match short_uvarint(word) {
+                match short_uvarint(&bytes) {
                     Some(short) => assert_eq!(Ok(short), read, "{word:#x}"),
                     None => assert!(word & 0x80_8080 == 0x80_8080, "{word:#x}"),
                 }
+                assert_eq!(short_uvarint(&bytes[..3]), None, "{word:#x}");
             }
         }
     }

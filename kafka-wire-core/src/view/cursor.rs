@@ -176,10 +176,7 @@ impl<'a> Cursor<'a> {
         if cx.flexible {
             // Up to three bytes from one load: every length a string, an array count or a
             // records field of up to 2 MiB has.
-            let short = rest
-                .first_chunk::<4>()
-                .and_then(|word| short_uvarint(u32::from_le_bytes(*word)));
-            let (value, prefix) = match short {
+            let (value, prefix) = match short_uvarint(rest) {
                 Some((value, prefix)) => (value as usize, prefix),
                 None => match uvarint_in_at(rest, cx) {
                     Ok((value, prefix)) => (value as usize, prefix),
@@ -443,7 +440,7 @@ fn prefix_varint(rest: &[u8], cx: Ctx, kind: LenKind) -> Option<(usize, Option<u
 /// the longest Kafka allows, fewer than four bytes left), which [`prefix_slow`] decides.
 #[inline(always)]
 fn short_varint(rest: &[u8], kind: LenKind) -> Option<(usize, usize)> {
-    let (value, prefix) = short_uvarint(u32::from_le_bytes(*rest.first_chunk::<4>()?))?;
+    let (value, prefix) = short_uvarint(rest)?;
     // The last byte is not zero: the value needs all of the bytes before it, and more. Tested
     // per length, so that each is a comparison with a constant.
     let minimal = match prefix {

@@ -13,9 +13,9 @@ use core::fmt;
 /// A struct in a view: its record in the index, `N` words. A struct that opens with a run of
 /// fields of one width each has one word for the run, first: where the struct starts, from
 /// which each of them is at an offset ([`fixed`](Self::fixed)), and so is the field after the
-/// run when its view is found by position. Every other field has a word
-/// saying where its view finds it (a position in the input, a record of the index, `ABSENT` or
-/// `NULL`), and the last word says where the tagged section starts. A struct that holds
+/// run when its view is found by position. Every other field has a word saying where its view
+/// finds it (a position in the input, a record of the index, `ABSENT` or `NULL`), and the last
+/// word says where the tagged section starts. A struct that holds
 /// indexed values (its record is followed by theirs) has one word more, where the next record
 /// starts. Every view `#[derive(KafkaMessage)]` writes wraps one; its accessors read through
 /// it. Not part of the public API.

@@ -118,30 +118,34 @@ fn record(msg: &Message) -> Record {
             offsets.push(None);
             continue;
         }
+        if !open {
+            offsets.push(None);
+            continue;
+        }
         let fixed = matches!(
             f.ty.kind,
             Kind::Int { .. } | Kind::Bool | Kind::Float | Kind::Uuid
         );
         let plain = !f.ty.option && f.tagged_range().is_empty();
-        if open && !(fixed && plain) {
-            open = false;
-            if !widths.is_empty() && plain && f.flexible.is_none() && found_by_position(&g) {
-                after = Some(i);
-                offsets.push(Some(quote!(0usize #(+ #widths)*)));
-                continue;
-            }
-        }
-        if !open {
-            offsets.push(None);
+        let offset = quote!(0usize #(+ #widths)*);
+        if fixed && plain {
+            offsets.push(Some(offset));
+            let inner = f.ty.inner;
+            let width = quote_spanned!(inner.span()=> const { #p::fixed_width::<#inner>() });
+            widths.push(match g.cond(g.regular()) {
+                None => width,
+                Some(c) => quote!((if #c { #width } else { 0 })),
+            });
             continue;
         }
-        offsets.push(Some(quote!(0usize #(+ #widths)*)));
-        let inner = f.ty.inner;
-        let width = quote_spanned!(inner.span()=> const { #p::fixed_width::<#inner>() });
-        widths.push(match g.cond(g.regular()) {
-            None => width,
-            Some(c) => quote!((if #c { #width } else { 0 })),
-        });
+        // The run ends at this field, which starts where the run's widths end.
+        open = false;
+        if !widths.is_empty() && plain && f.flexible.is_none() && found_by_position(&g) {
+            after = Some(i);
+            offsets.push(Some(offset));
+        } else {
+            offsets.push(None);
+        }
     }
     let run = (!widths.is_empty()).then(|| quote!(0usize #(+ #widths)*));
     let mut words = usize::from(run.is_some());
@@ -332,14 +336,8 @@ fn expand_walk(msg: &Message, record: &Record) -> TokenStream {
     let p = &msg.private;
     let (all, tagged) = fields(msg);
     let last = record.tagged();
-    let place = |g: &FieldGen| {
-        let i = msg
-            .fields
-            .iter()
-            .position(|f| f.ident == g.field.ident)
-            .unwrap_or_default();
-        record.places.get(i)
-    };
+    let position = |g: &FieldGen| msg.fields.iter().position(|f| f.ident == g.field.ident);
+    let place = |g: &FieldGen| record.places.get(position(g).unwrap_or_default());
     let index = |g: &FieldGen| match place(g) {
         Some(Place::Word(i)) => Literal::usize_unsuffixed(*i),
         _ => Literal::usize_unsuffixed(0),
@@ -354,12 +352,8 @@ fn expand_walk(msg: &Message, record: &Record) -> TokenStream {
             #p::Slots::set(__s, __i, 0, __at);
         }
     });
-    let after = record
-        .after
-        .and_then(|i| msg.fields.get(i))
-        .map(|f| f.ident);
     let steps = all.iter().filter(|g| !g.regular().is_empty()).map(|g| {
-        let placed = after == Some(g.field.ident);
+        let placed = record.after.is_some() && record.after == position(g);
         if let (Some(Place::Prefix(_)), false) = (place(g), placed) {
             return TokenStream::new();
         }
