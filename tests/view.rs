@@ -375,3 +375,89 @@ fn a_structs_opening_run_reads_at_every_version_and_refuses_as_decoding_does() {
         }
     }
 }
+
+/// An element of the arrays below.
+#[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[kafka(versions = "0-1", flexible = "1+")]
+struct Item {
+    #[kafka(versions = "0+")]
+    id: i32,
+    #[kafka(unknown_tagged_fields)]
+    unknown_tagged_fields: UnknownTaggedFields,
+}
+
+/// Arrays of structs that may be empty, as a field, a nullable field, a tagged field, and the
+/// elements of an array.
+#[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[kafka(versions = "0-1", flexible = "1+")]
+struct Arrays {
+    #[kafka(versions = "0+")]
+    plain: Vec<Item>,
+    #[kafka(versions = "0+", nullable = "0+")]
+    nullable: Option<Vec<Item>>,
+    #[kafka(versions = "0+")]
+    nested: Vec<Vec<Item>>,
+    #[kafka(versions = "1+", tag = 0, tagged = "1+")]
+    tagged: Vec<Item>,
+    #[kafka(versions = "0+")]
+    last: i32,
+    #[kafka(unknown_tagged_fields)]
+    unknown_tagged_fields: UnknownTaggedFields,
+}
+
+#[test]
+fn empty_arrays_of_structs_read_as_decoding_reads_them_wherever_they_are() {
+    let items = |ids: &[i32]| -> Vec<Item> {
+        ids.iter()
+            .map(|&id| Item {
+                id,
+                ..Item::default()
+            })
+            .collect()
+    };
+    let mut index = ViewIndex::new();
+    for version in 0..=1 {
+        for (plain, nullable, nested, tagged) in [
+            (vec![], Some(vec![]), vec![], vec![]),
+            (vec![], None, vec![vec![], vec![]], vec![]),
+            (
+                vec![1],
+                Some(vec![]),
+                vec![vec![], vec![2, 3], vec![]],
+                vec![4],
+            ),
+            (vec![], Some(vec![5]), vec![vec![6], vec![]], vec![]),
+        ] {
+            let value = Arrays {
+                plain: items(&plain),
+                nullable: nullable.as_deref().map(items),
+                nested: nested.iter().map(|ids| items(ids)).collect(),
+                tagged: if version >= 1 { items(&tagged) } else { vec![] },
+                last: -9,
+                unknown_tagged_fields: UnknownTaggedFields::default(),
+            };
+            let bytes = value.encode_to_bytes(version).unwrap();
+            kafka_wire_tests::json::views_read(&value, &bytes, version).unwrap();
+            let view = Arrays::view_in(&bytes[..], version, &mut index).unwrap();
+            let ids = |a: kafka_wire::view::Array<'_, Item>| -> Vec<i32> {
+                a.iter().map(|i| i.id()).collect()
+            };
+            assert_eq!(ids(view.plain()), plain, "version {version}");
+            assert_eq!(view.nullable().map(ids), nullable, "version {version}");
+            let read: Vec<Vec<i32>> = view.nested().iter().map(ids).collect();
+            assert_eq!(read, nested, "version {version}");
+            let tagged = if version >= 1 { tagged } else { vec![] };
+            assert_eq!(ids(view.tagged()), tagged, "version {version}");
+            assert_eq!(view.last(), -9, "version {version}");
+            for end in 0..bytes.len() {
+                let cut = bytes.slice(..end);
+                assert_eq!(
+                    Arrays::view_in(&cut[..], version, &mut index).unwrap_err(),
+                    Arrays::decode_exact(cut.clone(), version).unwrap_err(),
+                    "version {version}, {end} of {} bytes",
+                    bytes.len()
+                );
+            }
+        }
+    }
+}

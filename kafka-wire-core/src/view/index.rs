@@ -7,9 +7,12 @@ use core::fmt;
 pub(crate) const ABSENT: u32 = u32::MAX;
 /// Where a null is: a field is either null or found at a position, which is never this large.
 pub(crate) const NULL: u32 = u32::MAX - 1;
+/// Where an empty array of indexed elements is, when it is a struct's field: it keeps no
+/// record, since nothing of it is read but its count.
+pub(crate) const EMPTY: u32 = u32::MAX - 2;
 /// The longest input a view reads: every position in it, and every word of its index, fits in
-/// a `u32` below [`NULL`]. A Kafka frame is at most `i32::MAX` bytes.
-pub(crate) const MAX_INPUT: usize = NULL as usize - 1;
+/// a `u32` below [`EMPTY`]. A Kafka frame is at most `i32::MAX` bytes.
+pub(crate) const MAX_INPUT: usize = EMPTY as usize - 1;
 
 /// Memory that views open into, lent by the caller and reused from one message to the next.
 ///

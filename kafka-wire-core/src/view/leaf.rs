@@ -3,7 +3,7 @@
 
 use super::array::Array;
 use super::cursor::Cursor;
-use super::index::{ViewIndex, NULL};
+use super::index::{ViewIndex, EMPTY, NULL};
 use super::reader::Reader;
 use super::source::Source;
 use super::viewable::Viewable;
@@ -232,13 +232,13 @@ fn elements<T: Viewable>(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex, cou
         {
             return false;
         }
-        return (0..count).all(|_| T::walk(c, cx, index).is_some());
+        return (0..count).all(|_| T::walk_element(c, cx, index).is_some());
     }
     let mut len = 0usize;
     for _ in 0..count {
         let start = c.pos();
         let guess = start.wrapping_add(len);
-        if T::walk(c, cx, index).is_none() {
+        if T::walk_element(c, cx, index).is_none() {
             return false;
         }
         let end = c.pos();
@@ -254,6 +254,8 @@ fn elements<T: Viewable>(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex, cou
 /// Walks an array after its count, and says where its view finds it: at `at`, its position,
 /// when its elements are found by position; otherwise at its record in the index, two words
 /// (the count, and where the record after its elements' starts) before its elements' records.
+/// An empty array of a struct's field has no record: its place is [`EMPTY`]. One that is an
+/// element of an array has one, as every element does, so that the next is a step away.
 #[inline(always)]
 fn array<T: Viewable>(
     c: &mut Cursor<'_>,
@@ -261,9 +263,13 @@ fn array<T: Viewable>(
     index: &mut ViewIndex,
     at: u32,
     count: usize,
+    element: bool,
 ) -> Option<u32> {
     if !T::INDEXED {
         return elements::<T>(c, cx, index, count).then_some(at);
+    }
+    if count == 0 && !element {
+        return Some(EMPTY);
     }
     // The count is at most the input's length, which fits.
     let record = index.push(&[count as u32, NULL]);
@@ -284,14 +290,21 @@ impl<T: Viewable> Viewable for Vec<T> {
     fn walk(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex) -> Option<u32> {
         let at = c.place();
         let count = c.count(cx)??;
-        array::<T>(c, cx, index, at, count)
+        array::<T>(c, cx, index, at, count, false)
+    }
+
+    #[inline(always)]
+    fn walk_element(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex) -> Option<u32> {
+        let at = c.place();
+        let count = c.count(cx)??;
+        array::<T>(c, cx, index, at, count, true)
     }
 
     #[inline(always)]
     fn walk_nullable(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex) -> Option<u32> {
         let at = c.place();
         match c.count(cx)? {
-            Some(count) => array::<T>(c, cx, index, at, count),
+            Some(count) => array::<T>(c, cx, index, at, count, false),
             None => Some(NULL),
         }
     }
@@ -318,7 +331,8 @@ impl<T: Viewable> Viewable for Vec<T> {
     #[inline]
     fn view_found<'a>(r: Reader<'a>, at: u32, cx: Ctx) -> Array<'a, T> {
         if T::INDEXED {
-            return Array::new(r, at.wrapping_add(2), r.word(at) as usize, cx);
+            let count = if at == EMPTY { 0 } else { r.word(at) as usize };
+            return Array::new(r, at.wrapping_add(2), count, cx);
         }
         let mut c = r.cursor(at);
         let count = c.checked_count(cx);

@@ -1,7 +1,7 @@
 //! Opening a message's view: the checking walk, and the error decoding gives when it refuses.
 
 use super::cursor::Cursor;
-use super::index::{ViewIndex, ABSENT, MAX_INPUT};
+use super::index::{ViewIndex, EMPTY, MAX_INPUT};
 use super::reader::Reader;
 use super::source::Source;
 use super::viewable::Viewable;
@@ -134,7 +134,9 @@ pub fn walk<M: Message + Viewable>(
         let mut c = Cursor::new(src);
         if let Some(at) = M::walk(&mut c, cx, index) {
             if reading == Reading::Prefix || c.at_end() {
-                if index.next() == ABSENT {
+                // Every record starts below the index's end, and so below the places that
+                // are no record.
+                if index.next() >= EMPTY {
                     return Err(too_long(src.bytes().len()));
                 }
                 return Ok(Walked {

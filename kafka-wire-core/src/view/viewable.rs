@@ -46,6 +46,15 @@ pub trait Viewable: Codec {
     /// `None` where decoding would fail.
     fn walk(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex) -> Option<u32>;
 
+    /// [`walk`](Self::walk) for an element of an array, whose view is found by a step from the
+    /// element before: by default the same. An array of indexed elements keeps a record even
+    /// when it is empty here, which as a struct's field it need not.
+    #[doc(hidden)]
+    #[inline]
+    fn walk_element(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex) -> Option<u32> {
+        Self::walk(c, cx, index)
+    }
+
     /// Steps over a value or a null where the field is nullable: where the value is, or `NULL`
     /// (a place no input has). By default a struct's: a presence byte, negative for null.
     #[doc(hidden)]
