@@ -176,15 +176,12 @@ impl<'a> Cursor<'a> {
         if cx.flexible {
             // Up to three bytes from one load: every length a string, an array count or a
             // records field of up to 2 MiB has.
-            let (value, prefix) = match short_uvarint(rest) {
-                Some((value, prefix)) => (value as usize, prefix),
-                None => match uvarint_in_at(rest, cx) {
-                    Ok((value, prefix)) => (value as usize, prefix),
-                    Err(_) => return 0,
-                },
+            let Some((value, prefix)) = short_uvarint(rest).or_else(|| long_uvarint(rest, cx))
+            else {
+                return 0;
             };
             self.pos = self.pos.wrapping_add(prefix);
-            return value.saturating_sub(1);
+            return (value as usize).saturating_sub(1);
         }
         let (prefix, len) = if kind == LenKind::String {
             match rest.first_chunk::<2>() {
@@ -450,6 +447,15 @@ fn short_varint(rest: &[u8], kind: LenKind) -> Option<(usize, usize)> {
     };
     let n = (value as usize).wrapping_sub(1);
     (minimal && n <= kind.max() && n <= rest.len().wrapping_sub(prefix)).then_some((prefix, n))
+}
+
+/// A varint of four bytes or more at the front of `rest`, or one at the end of the input, as
+/// `(value, bytes it takes)`: out of line, with the error it drops, so that the readers of
+/// lengths the walk accepted stay small enough to be inlined into every accessor.
+#[cold]
+#[inline(never)]
+fn long_uvarint(rest: &[u8], cx: Ctx) -> Option<(u32, usize)> {
+    uvarint_in_at(rest, cx).ok()
 }
 
 /// Every rule of a prefix at the front of `rest`, as `(bytes it takes, length)`.
