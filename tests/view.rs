@@ -11,7 +11,7 @@ use kafka_wire::peek;
 use kafka_wire::tokio::RawServerCodec;
 use kafka_wire::view::{View, ViewIndex};
 use kafka_wire::{
-    ApiSet, Decode, Encode, IntArray, KafkaMessage, KafkaString, UnknownTaggedFields, Uuid,
+    ApiSet, Decode, Encode, IntArray, KafkaMessage, KafkaString, Records, UnknownTaggedFields, Uuid,
 };
 use kafka_wire_tests::kafka_classes::File;
 use std::cell::{Cell, RefCell};
@@ -31,6 +31,24 @@ fn response_frame(key: i16, version: i16, body: &[u8]) -> Option<Bytes> {
         .ok()?;
     frame.extend_from_slice(body);
     Some(frame.freeze())
+}
+
+/// Cut at every length short of the whole, `bytes` (a message of `M` at `version`) is refused
+/// by a view with the error decoding gives.
+fn refused_as_decoding_refuses<M: View + Decode + std::fmt::Debug>(
+    bytes: &Bytes,
+    version: i16,
+    index: &mut ViewIndex,
+) {
+    for end in 0..bytes.len() {
+        let cut = bytes.slice(..end);
+        assert_eq!(
+            M::view_in(&cut[..], version, index).unwrap_err(),
+            M::decode_exact(cut.clone(), version).unwrap_err(),
+            "version {version}, cut at {end} of {} bytes",
+            bytes.len()
+        );
+    }
 }
 
 #[test]
@@ -364,15 +382,7 @@ fn a_structs_opening_run_reads_at_every_version_and_refuses_as_decoding_does() {
             "version {version}"
         );
         // Cut anywhere, the view refuses with decoding's error.
-        for end in 0..bytes.len() {
-            let cut = bytes.slice(..end);
-            assert_eq!(
-                Runs::view_in(&cut[..], version, &mut index).unwrap_err(),
-                Runs::decode_exact(cut.clone(), version).unwrap_err(),
-                "version {version}, {end} of {} bytes",
-                bytes.len()
-            );
-        }
+        refused_as_decoding_refuses::<Runs>(&bytes, version, &mut index);
     }
 }
 
@@ -449,15 +459,82 @@ fn empty_arrays_of_structs_read_as_decoding_reads_them_wherever_they_are() {
             let tagged = if version >= 1 { tagged } else { vec![] };
             assert_eq!(ids(view.tagged()), tagged, "version {version}");
             assert_eq!(view.last(), -9, "version {version}");
-            for end in 0..bytes.len() {
-                let cut = bytes.slice(..end);
-                assert_eq!(
-                    Arrays::view_in(&cut[..], version, &mut index).unwrap_err(),
-                    Arrays::decode_exact(cut.clone(), version).unwrap_err(),
-                    "version {version}, {end} of {} bytes",
-                    bytes.len()
-                );
+            refused_as_decoding_refuses::<Arrays>(&bytes, version, &mut index);
+        }
+    }
+}
+
+/// Bytes and records fields in every place a struct's record can keep them: after the opening
+/// run (placed by the struct's start), elsewhere (by where their bytes start and end), nullable,
+/// null by default, in only some versions, and tagged.
+#[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[kafka(versions = "0-3", flexible = "2+")]
+struct Blobs {
+    #[kafka(versions = "0+")]
+    id: i32,
+    #[kafka(versions = "0+")]
+    first: Bytes,
+    #[kafka(versions = "0+", nullable = "0+")]
+    maybe: Option<Records>,
+    #[kafka(versions = "1+")]
+    since_one: Bytes,
+    #[kafka(versions = "0+", nullable = "1+")]
+    null_since_one: Option<Bytes>,
+    #[kafka(versions = "2+", nullable = "2+", default = "null")]
+    null_by_default: Option<Bytes>,
+    #[kafka(versions = "3+", tag = 0, tagged = "3+")]
+    tagged: Bytes,
+    #[kafka(versions = "0+")]
+    last: i16,
+    #[kafka(unknown_tagged_fields)]
+    unknown_tagged_fields: UnknownTaggedFields,
+}
+
+#[test]
+fn bytes_and_records_read_as_decoding_reads_them_wherever_the_record_keeps_them() {
+    let records = |n: usize| Records::from(Bytes::from(vec![0x5a; n]));
+    let mut index = ViewIndex::new();
+    for version in 0..=3 {
+        for (n, null) in [(0, false), (1, true), (130, false), (20_000, true)] {
+            let since = |from: i16, b: Bytes| if version >= from { b } else { Bytes::new() };
+            let value = Blobs {
+                id: 7,
+                first: Bytes::from(vec![1; n]),
+                maybe: (!null).then(|| records(n)),
+                since_one: since(1, Bytes::from(vec![2; n / 2])),
+                null_since_one: (!null || version == 0).then(|| Bytes::from(vec![3; n + 1])),
+                null_by_default: (!null && version >= 2).then(|| Bytes::from(vec![5; n])),
+                tagged: since(3, Bytes::from(vec![4; n])),
+                last: -2,
+                unknown_tagged_fields: UnknownTaggedFields::default(),
+            };
+            let bytes = value.encode_to_bytes(version).unwrap();
+            kafka_wire_tests::json::views_read(&value, &bytes, version).unwrap();
+            let view = Blobs::view_in(&bytes[..], version, &mut index).unwrap();
+            let what = format!("version {version}, {n} bytes");
+            assert_eq!(view.first(), &value.first[..], "{what}");
+            assert_eq!(
+                view.maybe().map(|r| r.len()),
+                value.maybe.as_ref().map(|r| r.len()),
+                "{what}"
+            );
+            assert_eq!(view.since_one(), &value.since_one[..], "{what}");
+            assert_eq!(
+                view.null_since_one(),
+                value.null_since_one.as_deref(),
+                "{what}"
+            );
+            assert_eq!(
+                view.null_by_default(),
+                value.null_by_default.as_deref(),
+                "{what}"
+            );
+            assert_eq!(view.tagged(), &value.tagged[..], "{what}");
+            assert_eq!((view.id(), view.last()), (7, -2), "{what}");
+            if n > 200 {
+                continue;
             }
+            refused_as_decoding_refuses::<Blobs>(&bytes, version, &mut index);
         }
     }
 }

@@ -13,8 +13,8 @@ pub use crate::tagged::{decode_tagged, TaggedLen, TaggedWriter};
 pub use crate::traits::{ApiMessage, Decode, Encode, Message};
 #[cfg(feature = "views")]
 pub use crate::view::{
-    fixed_width, open as open_view, walk as walk_view, Array, Cursor, InIndex, Ints, RawStruct,
-    Reader, Reading, Slots, Source, TaggedFields, ViewIndex, ViewOf, Viewable, Walked,
+    fixed_width, open as open_view, walk as walk_view, walk_span, Array, Cursor, InIndex, Ints,
+    RawStruct, Reader, Reading, Slots, Source, TaggedFields, ViewIndex, ViewOf, Viewable, Walked,
 };
 pub use crate::{DecodeError, EncodeError, UnknownTaggedFields, Uuid, VersionRange};
 pub use bytes::Bytes;

@@ -259,38 +259,43 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// Steps over a run of bytes, `Some(false)` for null: what the walk needs of a `bytes`
-    /// field, without making the slice [`bytes`](Self::bytes) returns (whose bounds the step
-    /// has already checked, a second time).
+    /// Steps over a run of bytes and its length, and says where the bytes start, `Some(None)`
+    /// for null: what the walk needs of a `bytes` field, without making the slice
+    /// [`bytes`](Self::bytes) returns (whose bounds the step has already checked, a second
+    /// time).
     #[inline(always)]
-    pub(crate) fn skip_bytes(&mut self, cx: Ctx) -> Option<bool> {
+    pub(crate) fn span_bytes(&mut self, cx: Ctx) -> Option<Option<u32>> {
         let len = self.prefix(cx, LenKind::Bytes)?;
-        self.skip_len(len)
+        self.span_len(len)
     }
 
-    /// [`skip_bytes`](Self::skip_bytes) for a `records` field, whose compact length of up to
+    /// [`span_bytes`](Self::span_bytes) for a `records` field, whose compact length of up to
     /// three bytes is read here, inline, and stepped over with the records in one step. Record
     /// batches are seldom shorter than 128 bytes, so for them the longer lengths are the common
     /// case, where other fields' go out of line to keep every struct's walk small.
     #[inline(always)]
-    pub(crate) fn skip_records(&mut self, cx: Ctx) -> Option<bool> {
+    pub(crate) fn span_records(&mut self, cx: Ctx) -> Option<Option<u32>> {
         if cx.flexible {
             if let Some((prefix, n)) = short_varint(self.rest(), LenKind::Bytes) {
                 // The length fits in what follows it: `short_varint` checked.
-                self.pos = self.pos.wrapping_add(prefix).wrapping_add(n);
-                return Some(true);
+                let start = self.pos.wrapping_add(prefix);
+                self.pos = start.wrapping_add(n);
+                return Some(Some(start as u32));
             }
         }
         let len = self.prefix(cx, LenKind::Bytes)?;
-        self.skip_len(len)
+        self.span_len(len)
     }
 
-    /// Steps over `len` bytes, or over nothing for a null.
+    /// Steps over `len` bytes, or over nothing for a null, and says where they start.
     #[inline(always)]
-    fn skip_len(&mut self, len: Option<usize>) -> Option<bool> {
+    fn span_len(&mut self, len: Option<usize>) -> Option<Option<u32>> {
         match len {
-            Some(len) => self.skip(len).then_some(true),
-            None => Some(false),
+            Some(len) => {
+                let start = self.place();
+                self.skip(len).then_some(Some(start))
+            }
+            None => Some(None),
         }
     }
 

@@ -169,16 +169,26 @@ macro_rules! bytes {
         impl Viewable for $ty {
             type View<'a> = &'a [u8];
 
+            const SPAN: bool = true;
+
             #[inline(always)]
             fn walk(c: &mut Cursor<'_>, cx: Ctx, _: &mut ViewIndex) -> Option<u32> {
                 let at = c.place();
-                c.$step(cx)?.then_some(at)
+                c.$step(cx)?.map(|_| at)
             }
 
             #[inline(always)]
             fn walk_nullable(c: &mut Cursor<'_>, cx: Ctx, _: &mut ViewIndex) -> Option<u32> {
                 let at = c.place();
-                Some(if c.$step(cx)? { at } else { NULL })
+                Some(c.$step(cx)?.map_or(NULL, |_| at))
+            }
+
+            #[inline(always)]
+            fn walk_span(c: &mut Cursor<'_>, cx: Ctx, nullable: bool) -> Option<(u32, u32)> {
+                match c.$step(cx)? {
+                    Some(start) => Some((start, c.place())),
+                    None => nullable.then_some((NULL, NULL)),
+                }
             }
 
             #[inline(always)]
@@ -205,8 +215,8 @@ macro_rules! bytes {
 }
 
 bytes! {
-    Bytes, skip_bytes => |b| b,
-    Records, skip_records => Records::from
+    Bytes, span_bytes => |b| b,
+    Records, span_records => Records::from
 }
 
 /// Steps over an array's `count` elements after its count, recording those that are indexed.

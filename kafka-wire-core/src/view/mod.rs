@@ -84,7 +84,7 @@ pub use self::cursor::Cursor;
 pub use self::index::ViewIndex;
 pub use self::message::View;
 #[doc(hidden)]
-pub use self::raw::{fixed_width, InIndex, Slots};
+pub use self::raw::{fixed_width, walk_span, InIndex, Slots};
 pub use self::raw::{RawStruct, TaggedField, TaggedFields, TaggedIter};
 pub use self::source::Source;
 pub use self::viewable::{ViewOf, Viewable};

@@ -191,6 +191,49 @@ impl<'a, const N: usize> RawStruct<'a, N> {
         }
     }
 
+    /// The bytes of field `i` of a [`SPAN`](Viewable::SPAN) type, whose start and end the walk
+    /// noted in words `i` and `i + 1`, or where the field is not there (`ABSENT`) or null.
+    #[inline]
+    fn span_at<T: Viewable>(&self, i: usize) -> Result<&'a [u8], u32> {
+        const { spans::<T>() };
+        // An absent struct reads no words.
+        if i >= N {
+            return Err(ABSENT);
+        }
+        let (start, end) = self.r.pair(self.at.wrapping_add(i as u32));
+        match start {
+            ABSENT | NULL => Err(start),
+            // The walk noted bytes it stepped over inside the input.
+            _ => Ok(self
+                .source()
+                .bytes()
+                .get(start as usize..end as usize)
+                .unwrap_or_default()),
+        }
+    }
+
+    /// Field `i` of a [`SPAN`](Viewable::SPAN) type, never null; empty when it is not there.
+    #[inline]
+    pub fn span<T: Viewable>(&self, i: usize) -> &'a [u8] {
+        self.span_at::<T>(i).unwrap_or_default()
+    }
+
+    /// [`span`](Self::span), or `default` when the field is not there.
+    #[inline]
+    pub fn span_or<T: Viewable>(&self, i: usize, default: &'a [u8]) -> &'a [u8] {
+        self.span_at::<T>(i).unwrap_or(default)
+    }
+
+    /// [`span`](Self::span) where the field may be null, or `absent` when it is not there.
+    #[inline]
+    pub fn span_option<T: Viewable>(&self, i: usize, absent: Option<&'a [u8]>) -> Option<&'a [u8]> {
+        match self.span_at::<T>(i) {
+            Ok(bytes) => Some(bytes),
+            Err(NULL) => None,
+            Err(_) => absent,
+        }
+    }
+
     /// Field `i`, owned.
     #[inline]
     pub fn owned<T: Viewable>(&self, i: usize) -> T {
@@ -230,6 +273,25 @@ impl<'a, const N: usize> RawStruct<'a, N> {
         }
         fields
     }
+}
+
+/// Stops the build where a field noted by the start and end of its bytes has a type whose view
+/// is not those bytes ([`Viewable::SPAN`]): the derive chooses such fields by their types'
+/// names, as it chooses the fields of a run.
+const fn spans<T: Viewable>() {
+    assert!(
+        T::SPAN,
+        "a field noted by the start and end of its bytes needs a type whose view they are"
+    );
+}
+
+/// Steps over a field whose record keeps the start and end of its bytes, a null too where
+/// `nullable` ([`Viewable::walk_span`]). Not part of the public API.
+#[doc(hidden)]
+#[inline(always)]
+pub fn walk_span<T: Viewable>(c: &mut Cursor<'_>, cx: Ctx, nullable: bool) -> Option<(u32, u32)> {
+    const { spans::<T>() };
+    T::walk_span(c, cx, nullable)
 }
 
 /// The bytes every value of `T` takes ([`Codec::FIXED_LEN`]), for a field of a struct's opening

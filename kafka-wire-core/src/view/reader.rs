@@ -51,6 +51,16 @@ impl<'a> Reader<'a> {
         self.words.get(at as usize).copied().unwrap_or(ABSENT)
     }
 
+    /// Words `at` and `at + 1` of the index, with one bounds check; [`ABSENT`] past its end.
+    #[inline]
+    pub(crate) fn pair(&self, at: u32) -> (u32, u32) {
+        let at = at as usize;
+        match self.words.get(at..at.wrapping_add(2)) {
+            Some(&[a, b]) => (a, b),
+            _ => (ABSENT, ABSENT),
+        }
+    }
+
     /// The `N` bytes at byte `at` of the source, if there are as many.
     #[inline]
     pub(crate) fn fixed<const N: usize>(&self, at: u32) -> Option<&'a [u8; N]> {

@@ -40,11 +40,27 @@ pub trait Viewable: Codec {
     #[doc(hidden)]
     const FOUND_OR_EMPTY: bool = false;
 
+    /// Whether a value's view is the run of bytes after its length (bytes, records), whose
+    /// start and end [`walk_span`](Self::walk_span) gives, so that a struct's record can keep
+    /// both and an accessor read the bytes without reading the length again.
+    #[doc(hidden)]
+    const SPAN: bool = false;
+
     /// Steps over a value that is not null, accepting exactly the values
     /// [`Codec::decode_value`] accepts, and says where its view finds it: its position
     /// ([`Cursor::place`] before the step), or, for an indexed value, its record in `index`.
     /// `None` where decoding would fail.
     fn walk(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex) -> Option<u32>;
+
+    /// For a [`SPAN`](Self::SPAN) type: steps over a value as [`walk`](Self::walk) does, or a
+    /// value or a null as [`walk_nullable`](Self::walk_nullable) does when `nullable`, and gives
+    /// where its bytes start and end, `(NULL, NULL)` for a null. Any other type refuses.
+    #[doc(hidden)]
+    #[inline]
+    fn walk_span(c: &mut Cursor<'_>, cx: Ctx, nullable: bool) -> Option<(u32, u32)> {
+        let _ = (c, cx, nullable);
+        None
+    }
 
     /// [`walk`](Self::walk) for an element of an array, whose view is found by a step from the
     /// element before: by default the same. An array of indexed elements keeps a record even

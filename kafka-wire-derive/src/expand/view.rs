@@ -14,7 +14,7 @@ use super::{fields, literal, FieldGen};
 pub const ENABLED: bool = true;
 use crate::attr::DefaultLit;
 use crate::model::{Kind, Message};
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
@@ -66,6 +66,9 @@ pub fn fallback(input: &syn::DeriveInput, view: &syn::Ident, p: &TokenStream) ->
 enum Place {
     /// In word `i` of the record, where the walk noted it.
     Word(usize),
+    /// In words `i` and `i + 1`, where the walk noted the start and the end of its bytes: a
+    /// bytes or records field, whose accessor then takes them without reading their length.
+    Span(usize),
     /// This many bytes after the struct's start, which the record's first word holds: a field
     /// of the opening run, or the one field after it when its view is found by its position.
     Prefix(TokenStream),
@@ -80,7 +83,8 @@ enum Place {
 /// word, and an accessor adds its field's offset to that word. The field right after the run
 /// starts where the run ends, so when its view is found by its position (a string, bytes or
 /// records, an array of integers; never null, never tagged, read in the struct's own context)
-/// it needs no word either. Every other field has a word of its own, and the tagged section the
+/// it needs no word either. A bytes or records field elsewhere, never tagged, has two: where
+/// its bytes start and end. Every other field has a word of its own, and the tagged section the
 /// last.
 struct Record {
     /// Per field, in declaration order.
@@ -110,16 +114,18 @@ fn record(msg: &Message) -> Record {
     let mut widths: Vec<TokenStream> = Vec::new();
     let mut open = true;
     let mut after = None;
-    let mut offsets = Vec::with_capacity(msg.fields.len());
+    // Each field's place, its words numbered once all are known.
+    let mut places = Vec::with_capacity(msg.fields.len());
     for (i, f) in msg.fields.iter().enumerate() {
         let g = FieldGen::new(msg, f);
+        let own = if spans(&g) {
+            Place::Span(0)
+        } else {
+            Place::Word(0)
+        };
         // A field that is only ever tagged takes no place among the regular ones.
-        if g.regular().is_empty() {
-            offsets.push(None);
-            continue;
-        }
-        if !open {
-            offsets.push(None);
+        if g.regular().is_empty() || !open {
+            places.push(own);
             continue;
         }
         let fixed = matches!(
@@ -129,7 +135,7 @@ fn record(msg: &Message) -> Record {
         let plain = !f.ty.option && f.tagged_range().is_empty();
         let offset = quote!(0usize #(+ #widths)*);
         if fixed && plain {
-            offsets.push(Some(offset));
+            places.push(Place::Prefix(offset));
             let inner = f.ty.inner;
             let width = quote_spanned!(inner.span()=> const { #p::fixed_width::<#inner>() });
             widths.push(match g.cond(g.regular()) {
@@ -142,29 +148,37 @@ fn record(msg: &Message) -> Record {
         open = false;
         if !widths.is_empty() && plain && f.flexible.is_none() && found_by_position(&g) {
             after = Some(i);
-            offsets.push(Some(offset));
+            places.push(Place::Prefix(offset));
         } else {
-            offsets.push(None);
+            places.push(own);
         }
     }
     let run = (!widths.is_empty()).then(|| quote!(0usize #(+ #widths)*));
     let mut words = usize::from(run.is_some());
-    let places = offsets
-        .into_iter()
-        .map(|offset| match offset {
-            Some(offset) => Place::Prefix(offset),
-            None => {
-                words = words.saturating_add(1);
-                Place::Word(words.saturating_sub(1))
-            }
-        })
-        .collect();
+    for place in &mut places {
+        let (i, n) = match place {
+            Place::Word(i) => (i, 1),
+            Place::Span(i) => (i, 2),
+            Place::Prefix(_) => continue,
+        };
+        *i = words;
+        words = words.saturating_add(n);
+    }
     Record {
         places,
         run,
         after,
         words,
     }
+}
+
+/// Whether a field that is not placed by its struct's start keeps the start and end of its bytes:
+/// bytes or records (by the type's name, which `walk_span` checks when the program is built),
+/// never tagged, so that only the regular walk notes them.
+fn spans(g: &FieldGen) -> bool {
+    matches!(g.field.ty.kind, Kind::Bytes)
+        && g.field.tagged_range().is_empty()
+        && !g.regular().is_empty()
 }
 
 /// Whether a field's view is found by its position in the input rather than by a record of the
@@ -204,25 +218,42 @@ pub fn expand_impls(msg: &Message) -> TokenStream {
     let owned = msg.fields.iter().zip(&record.places).map(|(f, place)| {
         let g = FieldGen::new(msg, f);
         let (field, inner) = (f.ident, f.ty.inner);
-        let i = match place {
-            Place::Word(i) => Literal::usize_unsuffixed(*i),
+        let owned = quote_spanned!(inner.span()=> <#inner as #p::Viewable>::from_view);
+        let (i, present) = match place {
+            Place::Word(i) => {
+                let method = if f.ty.option {
+                    quote_spanned!(inner.span()=> owned_option::<#inner>)
+                } else {
+                    quote_spanned!(inner.span()=> owned::<#inner>)
+                };
+                let i = Literal::usize_unsuffixed(*i);
+                // A field with flexible versions of its own is read in its own context.
+                let present = match &f.flexible {
+                    None => quote!(self.0.#method(#i)),
+                    Some(flexible) => {
+                        let c = g.cond_expr(flexible.range);
+                        quote!(self.0.with_flexible(#c).#method(#i))
+                    }
+                };
+                (i, present)
+            }
+            Place::Span(i) => {
+                let i = Literal::usize_unsuffixed(*i);
+                let present = if f.ty.option {
+                    let read = quote_spanned!(inner.span()=> span_option::<#inner>);
+                    quote! {
+                        self.0.#read(#i, ::core::option::Option::None)
+                            .map(|__b| #owned(__b, self.0.source()))
+                    }
+                } else {
+                    let read = quote_spanned!(inner.span()=> span::<#inner>);
+                    quote!(#owned(self.0.#read(#i), self.0.source()))
+                };
+                (i, present)
+            }
             // A field its struct's start places is read through its accessor.
             Place::Prefix(_) => {
-                let owned = quote_spanned!(inner.span()=> <#inner as #p::Viewable>::from_view);
                 return quote!(#field: #owned(self.#field(), self.0.source()),);
-            }
-        };
-        let method = if f.ty.option {
-            quote_spanned!(inner.span()=> owned_option::<#inner>)
-        } else {
-            quote_spanned!(inner.span()=> owned::<#inner>)
-        };
-        // A field with flexible versions of its own is read in its own context.
-        let present = match &f.flexible {
-            None => quote!(self.0.#method(#i)),
-            Some(flexible) => {
-                let c = g.cond_expr(flexible.range);
-                quote!(self.0.with_flexible(#c).#method(#i))
             }
         };
         if g.always_regular() {
@@ -339,7 +370,7 @@ fn expand_walk(msg: &Message, record: &Record) -> TokenStream {
     let position = |g: &FieldGen| msg.fields.iter().position(|f| f.ident == g.field.ident);
     let place = |g: &FieldGen| record.places.get(position(g).unwrap_or_default());
     let index = |g: &FieldGen| match place(g) {
-        Some(Place::Word(i)) => Literal::usize_unsuffixed(*i),
+        Some(Place::Word(i) | Place::Span(i)) => Literal::usize_unsuffixed(*i),
         _ => Literal::usize_unsuffixed(0),
     };
     // The opening run of fields of one width: one step over all of them, and its start noted.
@@ -360,7 +391,20 @@ fn expand_walk(msg: &Message, record: &Record) -> TokenStream {
         let i = index(g);
         let inner = g.field.ty.inner;
         let cx = g.ctx();
-        let call = if g.field.ty.option {
+        // The word after a span's start holds its end.
+        let end = match place(g) {
+            Some(Place::Span(i)) => Some(Literal::usize_unsuffixed(i.saturating_add(1))),
+            _ => None,
+        };
+        let call = if end.is_some() {
+            let nullable = if g.field.ty.option {
+                g.nullable()
+            } else {
+                quote!(false)
+            };
+            let call = quote_spanned!(inner.span()=> #p::walk_span::<#inner>);
+            quote!(#call(__c, #cx, #nullable))
+        } else if g.field.ty.option {
             let nullable = g.nullable();
             let call = quote_spanned!(inner.span()=> #p::walk_option::<#inner>);
             quote!(#call(__c, #cx, __i, #nullable))
@@ -371,6 +415,11 @@ fn expand_walk(msg: &Message, record: &Record) -> TokenStream {
         // The field after the run is stepped over; where it is follows from the struct's start.
         let note = if placed {
             quote!({})
+        } else if let Some(end) = end {
+            quote! {{
+                #p::Slots::set(__s, __i, #i, __at.0);
+                #p::Slots::set(__s, __i, #end, __at.1);
+            }}
         } else {
             quote!(#p::Slots::set(__s, __i, #i, __at))
         };
@@ -461,10 +510,14 @@ fn accessor(g: &FieldGen, place: &Place) -> TokenStream {
     let p = g.p;
     let (ident, inner, vis) = (f.ident, f.ty.inner, &f.ast.vis);
     let docs = f.ast.attrs.iter().filter(|a| a.path().is_ident("doc"));
-    let i = match place {
-        Place::Word(i) => Literal::usize_unsuffixed(*i),
+    // A span's readers take its bytes from the two words the walk noted.
+    let (i, [field, field_or, option]) = match place {
+        Place::Word(i) => (*i, ["field", "field_or", "option"]),
+        Place::Span(i) => (*i, ["span", "span_or", "span_option"]),
         Place::Prefix(offset) => return run_accessor(g, offset),
     };
+    let i = Literal::usize_unsuffixed(i);
+    let [field, field_or, option] = [field, field_or, option].map(|m| Ident::new(m, inner.span()));
     let ret = view_type(g);
     let ret = if f.ty.option {
         quote!(::core::option::Option<#ret>)
@@ -473,21 +526,21 @@ fn accessor(g: &FieldGen, place: &Place) -> TokenStream {
     };
     let default = f.default.as_ref().map(|d| &d.value);
     let call = match (f.ty.option, default) {
-        (false, None) => quote_spanned!(inner.span()=> field::<#inner>(#i)),
+        (false, None) => quote_spanned!(inner.span()=> #field::<#inner>(#i)),
         (false, Some(lit)) => {
             let value = view_literal(g, lit);
-            quote_spanned!(inner.span()=> field_or::<#inner>(#i, #value))
+            quote_spanned!(inner.span()=> #field_or::<#inner>(#i, #value))
         }
         (true, Some(DefaultLit::Null)) => {
-            quote_spanned!(inner.span()=> option::<#inner>(#i, ::core::option::Option::None))
+            quote_spanned!(inner.span()=> #option::<#inner>(#i, ::core::option::Option::None))
         }
         (true, Some(lit)) => {
             let value = view_literal(g, lit);
-            quote_spanned!(inner.span()=> option::<#inner>(#i, ::core::option::Option::Some(#value)))
+            quote_spanned!(inner.span()=> #option::<#inner>(#i, ::core::option::Option::Some(#value)))
         }
         (true, None) => {
             let empty = quote_spanned!(inner.span()=> <#inner as #p::Viewable>::empty());
-            quote_spanned!(inner.span()=> option::<#inner>(#i, ::core::option::Option::Some(#empty)))
+            quote_spanned!(inner.span()=> #option::<#inner>(#i, ::core::option::Option::Some(#empty)))
         }
     };
     // A field with flexible versions of its own is read in its own context.
