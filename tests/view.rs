@@ -464,9 +464,9 @@ fn empty_arrays_of_structs_read_as_decoding_reads_them_wherever_they_are() {
     }
 }
 
-/// Bytes and records fields in every place a struct's record can keep them: after the opening
-/// run (placed by the struct's start), elsewhere (by where their bytes start and end), nullable,
-/// null by default, in only some versions, and tagged.
+/// Strings, bytes and records fields in every place a struct's record can keep them: after the
+/// opening run (placed by the struct's start), elsewhere (by where their bytes start and end),
+/// nullable, null by default, in only some versions, and tagged.
 #[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
 #[kafka(versions = "0-3", flexible = "2+")]
 struct Blobs {
@@ -485,13 +485,17 @@ struct Blobs {
     #[kafka(versions = "3+", tag = 0, tagged = "3+")]
     tagged: Bytes,
     #[kafka(versions = "0+")]
+    label: KafkaString,
+    #[kafka(versions = "1+", nullable = "1+")]
+    maybe_label: Option<String>,
+    #[kafka(versions = "0+")]
     last: i16,
     #[kafka(unknown_tagged_fields)]
     unknown_tagged_fields: UnknownTaggedFields,
 }
 
 #[test]
-fn bytes_and_records_read_as_decoding_reads_them_wherever_the_record_keeps_them() {
+fn strings_bytes_and_records_read_as_decoding_reads_them_wherever_the_record_keeps_them() {
     let records = |n: usize| Records::from(Bytes::from(vec![0x5a; n]));
     let mut index = ViewIndex::new();
     for version in 0..=3 {
@@ -505,6 +509,12 @@ fn bytes_and_records_read_as_decoding_reads_them_wherever_the_record_keeps_them(
                 null_since_one: (!null || version == 0).then(|| Bytes::from(vec![3; n + 1])),
                 null_by_default: (!null && version >= 2).then(|| Bytes::from(vec![5; n])),
                 tagged: since(3, Bytes::from(vec![4; n])),
+                label: KafkaString::from("é".repeat(n / 2)),
+                // Not in version 0, where it reads as its default, a value.
+                maybe_label: match version {
+                    0 => Some(String::new()),
+                    _ => (!null).then(|| "x".repeat(n)),
+                },
                 last: -2,
                 unknown_tagged_fields: UnknownTaggedFields::default(),
             };
@@ -530,6 +540,8 @@ fn bytes_and_records_read_as_decoding_reads_them_wherever_the_record_keeps_them(
                 "{what}"
             );
             assert_eq!(view.tagged(), &value.tagged[..], "{what}");
+            assert_eq!(view.label(), &*value.label, "{what}");
+            assert_eq!(view.maybe_label(), value.maybe_label.as_deref(), "{what}");
             assert_eq!((view.id(), view.last()), (7, -2), "{what}");
             if n > 200 {
                 continue;

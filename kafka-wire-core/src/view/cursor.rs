@@ -238,16 +238,17 @@ impl<'a> Cursor<'a> {
         core::str::from_utf8(bytes).ok().map(Some)
     }
 
-    /// Steps over a string, `Some(false)` for null; `None` where its bytes are not UTF-8. What
-    /// the walk checks: nearly every string Kafka carries (names, ids, hosts) is ASCII, checked
-    /// inline.
+    /// Steps over a string and its length, and says where its bytes start, `Some(None)` for
+    /// null; `None` where they are not UTF-8. What the walk checks: nearly every string Kafka
+    /// carries (names, ids, hosts) is ASCII, checked inline.
     #[inline(always)]
-    pub(crate) fn skip_string(&mut self, cx: Ctx) -> Option<bool> {
+    pub(crate) fn span_string(&mut self, cx: Ctx) -> Option<Option<u32>> {
         let Some(len) = self.prefix(cx, LenKind::String)? else {
-            return Some(false);
+            return Some(None);
         };
+        let start = self.place();
         let bytes = self.take(len)?;
-        (bytes.is_ascii() || core::str::from_utf8(bytes).is_ok()).then_some(true)
+        (bytes.is_ascii() || core::str::from_utf8(bytes).is_ok()).then_some(Some(start))
     }
 
     /// A run of bytes (`bytes` or `records`), `Some(None)` for null.

@@ -114,22 +114,47 @@ impl Viewable for Uuid {
     }
 }
 
+/// Where a value that ends at `end` starts (`None` for a null), as [`Viewable::walk_span`] gives
+/// them; a null is refused where the field is not `nullable`.
+#[inline(always)]
+fn span(start: Option<u32>, end: u32, nullable: bool) -> Option<(u32, u32)> {
+    match start {
+        Some(start) => Some((start, end)),
+        None => nullable.then_some((NULL, NULL)),
+    }
+}
+
 /// The views of `String` and `KafkaString`: the string in place.
 macro_rules! string {
     ($($ty:ty => $owned:expr),*) => {$(
         impl Viewable for $ty {
             type View<'a> = &'a str;
 
+            const SPAN: bool = true;
+
             #[inline(always)]
             fn walk(c: &mut Cursor<'_>, cx: Ctx, _: &mut ViewIndex) -> Option<u32> {
                 let at = c.place();
-                c.skip_string(cx)?.then_some(at)
+                c.span_string(cx)?.map(|_| at)
             }
 
             #[inline(always)]
             fn walk_nullable(c: &mut Cursor<'_>, cx: Ctx, _: &mut ViewIndex) -> Option<u32> {
                 let at = c.place();
-                Some(if c.skip_string(cx)? { at } else { NULL })
+                Some(c.span_string(cx)?.map_or(NULL, |_| at))
+            }
+
+            #[inline(always)]
+            fn walk_span(c: &mut Cursor<'_>, cx: Ctx, nullable: bool) -> Option<(u32, u32)> {
+                let start = c.span_string(cx)?;
+                span(start, c.place(), nullable)
+            }
+
+            /// Bytes the walk checked as a string; checking again is what lets safe code hand
+            /// them out as `str`.
+            #[inline(always)]
+            fn view_span(bytes: &[u8]) -> &str {
+                crate::ascii::to_str(bytes).unwrap_or_default()
             }
 
             #[inline(always)]
@@ -185,10 +210,13 @@ macro_rules! bytes {
 
             #[inline(always)]
             fn walk_span(c: &mut Cursor<'_>, cx: Ctx, nullable: bool) -> Option<(u32, u32)> {
-                match c.$step(cx)? {
-                    Some(start) => Some((start, c.place())),
-                    None => nullable.then_some((NULL, NULL)),
-                }
+                let start = c.$step(cx)?;
+                span(start, c.place(), nullable)
+            }
+
+            #[inline(always)]
+            fn view_span(bytes: &[u8]) -> &[u8] {
+                bytes
             }
 
             #[inline(always)]

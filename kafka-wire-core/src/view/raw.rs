@@ -191,10 +191,10 @@ impl<'a, const N: usize> RawStruct<'a, N> {
         }
     }
 
-    /// The bytes of field `i` of a [`SPAN`](Viewable::SPAN) type, whose start and end the walk
-    /// noted in words `i` and `i + 1`, or where the field is not there (`ABSENT`) or null.
+    /// Field `i` of a [`SPAN`](Viewable::SPAN) type, whose bytes' start and end the walk noted
+    /// in words `i` and `i + 1`, or where the field is not there (`ABSENT`) or null.
     #[inline]
-    fn span_at<T: Viewable>(&self, i: usize) -> Result<&'a [u8], u32> {
+    fn span_at<T: Viewable>(&self, i: usize) -> Result<T::View<'a>, u32> {
         const { spans::<T>() };
         // An absent struct reads no words.
         if i >= N {
@@ -204,29 +204,34 @@ impl<'a, const N: usize> RawStruct<'a, N> {
         match start {
             ABSENT | NULL => Err(start),
             // The walk noted bytes it stepped over inside the input.
-            _ => Ok(self
-                .source()
-                .bytes()
-                .get(start as usize..end as usize)
-                .unwrap_or_default()),
+            _ => Ok(T::view_span(
+                self.source()
+                    .bytes()
+                    .get(start as usize..end as usize)
+                    .unwrap_or_default(),
+            )),
         }
     }
 
     /// Field `i` of a [`SPAN`](Viewable::SPAN) type, never null; empty when it is not there.
     #[inline]
-    pub fn span<T: Viewable>(&self, i: usize) -> &'a [u8] {
-        self.span_at::<T>(i).unwrap_or_default()
+    pub fn span<T: Viewable>(&self, i: usize) -> T::View<'a> {
+        self.span_at::<T>(i).unwrap_or_else(|_| T::empty())
     }
 
     /// [`span`](Self::span), or `default` when the field is not there.
     #[inline]
-    pub fn span_or<T: Viewable>(&self, i: usize, default: &'a [u8]) -> &'a [u8] {
+    pub fn span_or<T: Viewable>(&self, i: usize, default: T::View<'a>) -> T::View<'a> {
         self.span_at::<T>(i).unwrap_or(default)
     }
 
     /// [`span`](Self::span) where the field may be null, or `absent` when it is not there.
     #[inline]
-    pub fn span_option<T: Viewable>(&self, i: usize, absent: Option<&'a [u8]>) -> Option<&'a [u8]> {
+    pub fn span_option<T: Viewable>(
+        &self,
+        i: usize,
+        absent: Option<T::View<'a>>,
+    ) -> Option<T::View<'a>> {
         match self.span_at::<T>(i) {
             Ok(bytes) => Some(bytes),
             Err(NULL) => None,

@@ -40,9 +40,10 @@ pub trait Viewable: Codec {
     #[doc(hidden)]
     const FOUND_OR_EMPTY: bool = false;
 
-    /// Whether a value's view is the run of bytes after its length (bytes, records), whose
-    /// start and end [`walk_span`](Self::walk_span) gives, so that a struct's record can keep
-    /// both and an accessor read the bytes without reading the length again.
+    /// Whether a value's view is made from the run of bytes after its length alone (strings,
+    /// bytes, records), whose start and end [`walk_span`](Self::walk_span) gives, so that a
+    /// struct's record can keep both and an accessor read the value without reading its length
+    /// again ([`view_span`](Self::view_span)).
     #[doc(hidden)]
     const SPAN: bool = false;
 
@@ -60,6 +61,15 @@ pub trait Viewable: Codec {
     fn walk_span(c: &mut Cursor<'_>, cx: Ctx, nullable: bool) -> Option<(u32, u32)> {
         let _ = (c, cx, nullable);
         None
+    }
+
+    /// For a [`SPAN`](Self::SPAN) type: the view of a value whose bytes, after its length, the
+    /// walk accepted. Any other type's is empty.
+    #[doc(hidden)]
+    #[inline]
+    fn view_span(bytes: &[u8]) -> Self::View<'_> {
+        let _ = bytes;
+        Self::empty()
     }
 
     /// [`walk`](Self::walk) for an element of an array, whose view is found by a step from the

@@ -67,7 +67,8 @@ enum Place {
     /// In word `i` of the record, where the walk noted it.
     Word(usize),
     /// In words `i` and `i + 1`, where the walk noted the start and the end of its bytes: a
-    /// bytes or records field, whose accessor then takes them without reading their length.
+    /// string, bytes or records field, whose accessor then takes them without reading their
+    /// length.
     Span(usize),
     /// This many bytes after the struct's start, which the record's first word holds: a field
     /// of the opening run, or the one field after it when its view is found by its position.
@@ -83,8 +84,8 @@ enum Place {
 /// word, and an accessor adds its field's offset to that word. The field right after the run
 /// starts where the run ends, so when its view is found by its position (a string, bytes or
 /// records, an array of integers; never null, never tagged, read in the struct's own context)
-/// it needs no word either. A bytes or records field elsewhere, never tagged, has two: where
-/// its bytes start and end. Every other field has a word of its own, and the tagged section the
+/// it needs no word either. A string, bytes or records field elsewhere, never tagged, has two:
+/// where its bytes start and end. Every other field has a word of its own, and the tagged section the
 /// last.
 struct Record {
     /// Per field, in declaration order.
@@ -173,10 +174,10 @@ fn record(msg: &Message) -> Record {
 }
 
 /// Whether a field that is not placed by its struct's start keeps the start and end of its bytes:
-/// bytes or records (by the type's name, which `walk_span` checks when the program is built),
-/// never tagged, so that only the regular walk notes them.
+/// a string, bytes or records (by the type's name, which `walk_span` checks when the program is
+/// built), never tagged, so that only the regular walk notes them.
 fn spans(g: &FieldGen) -> bool {
-    matches!(g.field.ty.kind, Kind::Bytes)
+    matches!(g.field.ty.kind, Kind::Str | Kind::Bytes)
         && g.field.tagged_range().is_empty()
         && !g.regular().is_empty()
 }

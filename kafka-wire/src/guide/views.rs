@@ -221,10 +221,10 @@
 //!   memory the caller reuses, not memory each message allocates.
 //! - From upb, the cost model of a table: the index holds plain words, a struct's record has a
 //!   word per field (the fixed-width fields it opens with share one, each at an offset from
-//!   it, as upb's table gives each field an offset in its message; a bytes or records field
-//!   has two, where its bytes start and end, so that its length is read once), and an accessor
-//!   is an index into it. upb also drives its
-//!   parser from a table per message instead of code per message. kafka-wire keeps code per
+//!   it, as upb's table gives each field an offset in its message; a string, bytes or records
+//!   field has two, where its bytes start and end, so that its length is read once), and an
+//!   accessor is an index into it. upb also drives its parser from a table per message instead
+//!   of code per message. kafka-wire keeps code per
 //!   struct: a walk the derive writes field by field, as it writes the decoder. A generic
 //!   walker driven by a table per struct and version was built, wrote the same index on every
 //!   input tried, and was slower on every shape measured: the generated walk knows each field's
