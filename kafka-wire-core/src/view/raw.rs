@@ -233,7 +233,7 @@ impl<'a, const N: usize> RawStruct<'a, N> {
         absent: Option<T::View<'a>>,
     ) -> Option<T::View<'a>> {
         match self.span_at::<T>(i) {
-            Ok(bytes) => Some(bytes),
+            Ok(view) => Some(view),
             Err(NULL) => None,
             Err(_) => absent,
         }
