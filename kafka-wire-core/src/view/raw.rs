@@ -136,17 +136,22 @@ impl<'a, const N: usize> RawStruct<'a, N> {
         self.slot(i) != ABSENT
     }
 
+    /// Field `i`, found through its word, or where it is instead: `ABSENT` or `NULL`.
+    #[inline]
+    fn found<T: Viewable>(&self, i: usize) -> Result<T::View<'a>, u32> {
+        match self.slot(i) {
+            at @ (ABSENT | NULL) => Err(at),
+            at => Ok(T::view_found(self.r, at, self.cx)),
+        }
+    }
+
     /// Field `i`, which is never null; [`Viewable::empty`] when it is not there.
     #[inline]
     pub fn field<T: Viewable>(&self, i: usize) -> T::View<'a> {
-        let at = self.slot(i);
         if T::FOUND_OR_EMPTY {
-            return T::view_found(self.r, at, self.cx);
+            return T::view_found(self.r, self.slot(i), self.cx);
         }
-        match at {
-            ABSENT | NULL => T::empty(),
-            at => T::view_found(self.r, at, self.cx),
-        }
+        self.found::<T>(i).unwrap_or_else(|_| T::empty())
     }
 
     /// The field at `offset` bytes from the struct's start, which the first word holds and which
@@ -171,10 +176,7 @@ impl<'a, const N: usize> RawStruct<'a, N> {
     /// Field `i`, or `default` when it is not there.
     #[inline]
     pub fn field_or<T: Viewable>(&self, i: usize, default: T::View<'a>) -> T::View<'a> {
-        match self.slot(i) {
-            ABSENT | NULL => default,
-            at => T::view_found(self.r, at, self.cx),
-        }
+        self.found::<T>(i).unwrap_or(default)
     }
 
     /// Field `i` where it may be null, or `absent` when it is not there.
@@ -184,11 +186,7 @@ impl<'a, const N: usize> RawStruct<'a, N> {
         i: usize,
         absent: Option<T::View<'a>>,
     ) -> Option<T::View<'a>> {
-        match self.slot(i) {
-            ABSENT => absent,
-            NULL => None,
-            at => Some(T::view_found(self.r, at, self.cx)),
-        }
+        present_or(self.found::<T>(i), absent)
     }
 
     /// Field `i` of a [`SPAN`](Viewable::SPAN) type, whose bytes' start and end the walk noted
@@ -232,11 +230,7 @@ impl<'a, const N: usize> RawStruct<'a, N> {
         i: usize,
         absent: Option<T::View<'a>>,
     ) -> Option<T::View<'a>> {
-        match self.span_at::<T>(i) {
-            Ok(view) => Some(view),
-            Err(NULL) => None,
-            Err(_) => absent,
-        }
+        present_or(self.span_at::<T>(i), absent)
     }
 
     /// Field `i`, owned.
@@ -277,6 +271,17 @@ impl<'a, const N: usize> RawStruct<'a, N> {
             });
         }
         fields
+    }
+}
+
+/// A field that may be null, as found (its view, or `ABSENT` or `NULL` where it is instead):
+/// `absent` where the version lacks it or its tag is absent.
+#[inline(always)]
+fn present_or<V>(found: Result<V, u32>, absent: Option<V>) -> Option<V> {
+    match found {
+        Ok(view) => Some(view),
+        Err(NULL) => None,
+        Err(_) => absent,
     }
 }
 

@@ -85,8 +85,8 @@ enum Place {
 /// starts where the run ends, so when its view is found by its position (a string, bytes or
 /// records, an array of integers; never null, never tagged, read in the struct's own context)
 /// it needs no word either. A string, bytes or records field elsewhere, never tagged, has two:
-/// where its bytes start and end. Every other field has a word of its own, and the tagged section the
-/// last.
+/// where its bytes start and end. Every other field has a word of its own, and the tagged section
+/// the last.
 struct Record {
     /// Per field, in declaration order.
     places: Vec<Place>,
@@ -244,7 +244,7 @@ pub fn expand_impls(msg: &Message) -> TokenStream {
                     let read = quote_spanned!(inner.span()=> span_option::<#inner>);
                     quote! {
                         self.0.#read(#i, ::core::option::Option::None)
-                            .map(|__b| #owned(__b, self.0.source()))
+                            .map(|__v| #owned(__v, self.0.source()))
                     }
                 } else {
                     let read = quote_spanned!(inner.span()=> span::<#inner>);

@@ -195,9 +195,11 @@
 //! a struct opens with (a partition's index, error code, leader, epoch) share one word, where
 //! the struct starts: each of them is at a fixed distance from it, or one the version decides,
 //! and so is the string, bytes or array of integers that follows them (the partition's
-//! replicas), which needs no word either. Arrays of integers and strings are read where they
-//! lie, in order. A string's accessor checks its UTF-8 again (quickly, as safe code must to hand
-//! out a `&str`). The index takes a few words per struct: about as many bytes as the message
+//! replicas), which needs no word either. A string, bytes or records field elsewhere keeps two
+//! words, where its bytes start and end, so that its accessor does not read its length again;
+//! an empty array of structs keeps no record at all. Arrays of integers and strings are read
+//! where they lie, in order. A string's accessor checks its UTF-8 again (quickly, as safe code
+//! must to hand out a `&str`). The index takes a few words per struct: about as many bytes as the message
 //! for messages of many small structs, far fewer for messages of records.
 //!
 //! So reading a message through a view costs one pass over its bytes and no allocation, and
