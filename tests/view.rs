@@ -550,3 +550,131 @@ fn strings_bytes_and_records_read_as_decoding_reads_them_wherever_the_record_kee
         }
     }
 }
+
+/// A struct its start places: scalars alone, one of them only in later versions, and no tagged
+/// field of its own.
+#[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[kafka(versions = "0-2", flexible = "2+")]
+struct Point {
+    #[kafka(versions = "0+")]
+    x: i32,
+    #[kafka(versions = "1+")]
+    y: i16,
+    #[kafka(versions = "0+")]
+    on: bool,
+    #[kafka(unknown_tagged_fields)]
+    unknown_tagged_fields: UnknownTaggedFields,
+}
+
+/// Arrays of [`Point`]: a field and the elements of an array.
+#[derive(Debug, Clone, PartialEq, Default, KafkaMessage)]
+#[kafka(versions = "0-2", flexible = "2+")]
+struct Points {
+    #[kafka(versions = "0+")]
+    points: Vec<Point>,
+    #[kafka(versions = "0+")]
+    rows: Vec<Vec<Point>>,
+    #[kafka(versions = "0+")]
+    last: i32,
+    #[kafka(unknown_tagged_fields)]
+    unknown_tagged_fields: UnknownTaggedFields,
+}
+
+/// An array of structs placed by their start keeps no record per element while every
+/// element's tagged section is empty, and a record each once one holds a field: read either
+/// way, in order or by `get`, every element is what decoding gives, and every input decoding
+/// refuses, a view refuses with its error.
+#[test]
+fn arrays_of_structs_of_scalars_read_as_decoding_reads_them_with_or_without_tagged_fields() {
+    let point = |i: usize, tagged: bool| {
+        let mut p = Point {
+            x: i as i32 * 1000 - 7,
+            y: -(i as i16),
+            on: i.is_multiple_of(3),
+            unknown_tagged_fields: UnknownTaggedFields::default(),
+        };
+        if tagged {
+            p.unknown_tagged_fields.push(kafka_wire::RawTaggedField {
+                tag: 5 + i as u32,
+                data: Bytes::from(vec![i as u8; i % 4]),
+            });
+        }
+        p
+    };
+    let mut index = ViewIndex::new();
+    for version in 0..=2i16 {
+        // Which elements carry a tagged field (only the flexible version has sections).
+        let tagged: [&dyn Fn(usize, usize) -> bool; 5] = [
+            &|_, _| false,
+            &|i, _| i == 0,
+            &|i, n| i == n / 2,
+            &|i, n| i + 1 == n,
+            &|_, _| true,
+        ];
+        for (which, is_tagged) in tagged.iter().enumerate() {
+            if version < 2 && which > 0 {
+                continue;
+            }
+            for n in [1usize, 2, 5, 40] {
+                let points: Vec<Point> = (0..n).map(|i| point(i, is_tagged(i, n))).collect();
+                let clear = |mut p: Point| {
+                    if version < 1 {
+                        p.y = 0;
+                    }
+                    p
+                };
+                let value = Points {
+                    points: points.iter().cloned().map(clear).collect(),
+                    rows: vec![
+                        points.iter().cloned().map(clear).rev().collect(),
+                        vec![],
+                        points.iter().take(2).cloned().map(clear).collect(),
+                    ],
+                    last: 99,
+                    unknown_tagged_fields: UnknownTaggedFields::default(),
+                };
+                let bytes = value.encode_to_bytes(version).unwrap();
+                kafka_wire_tests::json::views_read(&value, &bytes, version).unwrap();
+                let what = format!("version {version}, {n} points, tagged {which}");
+                let view = Points::view_in(&bytes[..], version, &mut index).unwrap();
+                let read = |a: kafka_wire::view::Array<'_, Point>| -> Vec<Point> {
+                    let by_get: Vec<Point> = (0..a.len())
+                        .map(|i| a.get(i).unwrap().into_owned())
+                        .collect();
+                    let in_order: Vec<Point> = a.iter().map(|p| p.into_owned()).collect();
+                    assert_eq!(by_get, in_order, "{what}");
+                    assert!(a.get(a.len()).is_none(), "{what}");
+                    in_order
+                };
+                assert_eq!(read(view.points()), value.points, "{what}");
+                let rows: Vec<Vec<Point>> = view.rows().iter().map(read).collect();
+                assert_eq!(rows, value.rows, "{what}");
+                assert_eq!(view.last(), 99, "{what}");
+                if n > 5 {
+                    continue;
+                }
+                refused_as_decoding_refuses::<Points>(&bytes, version, &mut index);
+                // Each byte changed in turn: a view opens exactly where decoding accepts, reads
+                // what it reads, and refuses with its error.
+                for at in 0..bytes.len() {
+                    for b in [0x00, 0x01, 0x02, 0x7f, 0x80, 0xff] {
+                        let mut changed = bytes.to_vec();
+                        changed[at] = b;
+                        let changed = Bytes::from(changed);
+                        match Points::decode_exact(changed.clone(), version) {
+                            Ok(decoded) => {
+                                kafka_wire_tests::json::views_read(&decoded, &changed, version)
+                                    .unwrap_or_else(|e| panic!("{what}, byte {at} = {b}: {e}"))
+                            }
+                            Err(e) => assert_eq!(
+                                Points::view_in(&changed[..], version, &mut index).unwrap_err(),
+                                e,
+                                "{what}, byte {at} = {b}"
+                            ),
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -13,7 +13,9 @@ use core::marker::PhantomData;
 /// Elements are read in order: `iter` (or a `for` loop), `first`, and `get`, which steps over
 /// the elements before the one it returns. An element that is a struct is one record of the
 /// [`ViewIndex`](super::ViewIndex) and the step to the next is one look-up; any other element
-/// is read where it lies.
+/// is read where it lies. A struct of scalars alone, with no tagged field, needs no record when
+/// every element's tagged section is empty: the elements are then a fixed stride apart, the
+/// step is an addition, and `get` goes straight to its element.
 ///
 /// ```
 /// use kafka_wire::messages::WriteTxnMarkersRequest;
@@ -40,6 +42,9 @@ pub struct Array<'a, T> {
     /// Where the first element is: its position, or its record.
     first: u32,
     count: usize,
+    /// For elements placed by their start ([`Viewable::PLACED`]) that keep no record, the
+    /// bytes from one to the next; 0 otherwise.
+    stride: u32,
     cx: Ctx,
     _elements: PhantomData<fn() -> T>,
 }
@@ -56,10 +61,18 @@ impl<'a, T: Viewable> Array<'a, T> {
     /// The array whose `count` elements start at `first`.
     #[inline]
     pub(crate) fn new(r: Reader<'a>, first: u32, count: usize, cx: Ctx) -> Self {
+        Array::placed(r, first, count, 0, cx)
+    }
+
+    /// The array whose `count` elements start at byte `first`, `stride` bytes apart, each placed
+    /// by its start; with a stride of 0, as [`new`](Self::new).
+    #[inline]
+    pub(crate) fn placed(r: Reader<'a>, first: u32, count: usize, stride: u32, cx: Ctx) -> Self {
         Array {
             r,
             first,
             count,
+            stride,
             cx,
             _elements: PhantomData,
         }
@@ -90,6 +103,7 @@ impl<'a, T: Viewable> Array<'a, T> {
             r: self.r,
             at: self.first,
             left: self.count,
+            stride: self.stride,
             cx: self.cx,
             _elements: PhantomData,
         }
@@ -101,8 +115,18 @@ impl<'a, T: Viewable> Array<'a, T> {
         self.iter().next()
     }
 
-    /// The element at `index`, stepping over the elements before it to find it.
+    /// The element at `index`, stepping over the elements before it to find it, or straight
+    /// there when the elements are a fixed stride apart.
     pub fn get(&self, index: usize) -> Option<T::View<'a>> {
+        if T::PLACED && self.stride != 0 {
+            // The elements are inside the input, so the product fits.
+            return (index < self.count).then(|| {
+                let at = self
+                    .first
+                    .wrapping_add((index as u32).wrapping_mul(self.stride));
+                T::view_placed(self.r, at, self.cx)
+            });
+        }
         self.iter().nth(index)
     }
 }
@@ -135,6 +159,7 @@ pub struct Iter<'a, T> {
     r: Reader<'a>,
     at: u32,
     left: usize,
+    stride: u32,
     cx: Ctx,
     _elements: PhantomData<fn() -> T>,
 }
@@ -145,6 +170,7 @@ impl<T> Clone for Iter<'_, T> {
             r: self.r,
             at: self.at,
             left: self.left,
+            stride: self.stride,
             cx: self.cx,
             _elements: PhantomData,
         }
@@ -160,7 +186,12 @@ impl<'a, T: Viewable> Iterator for Iter<'a, T> {
             return None;
         }
         self.left = self.left.wrapping_sub(1);
-        let (view, next) = T::element(self.r, self.at, self.cx);
+        let (view, next) = if T::PLACED && self.stride != 0 {
+            let view = T::view_placed(self.r, self.at, self.cx);
+            (view, self.at.wrapping_add(self.stride))
+        } else {
+            T::element(self.r, self.at, self.cx)
+        };
         self.at = next;
         Some(view)
     }

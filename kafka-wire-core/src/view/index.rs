@@ -51,7 +51,8 @@ impl ViewIndex {
     /// An index with room for `words` words: a struct takes at most one word per field (its
     /// opening integers, booleans and uuids share one; strings, bytes and records take two),
     /// one for its tagged section and one more if it holds structs; an array of structs, two,
-    /// and none when it is empty.
+    /// and none when it is empty; four for an array of structs of scalars alone, whose elements
+    /// keep no record while their tagged sections are empty.
     pub fn with_capacity(words: usize) -> Self {
         ViewIndex {
             words: Vec::with_capacity(words),

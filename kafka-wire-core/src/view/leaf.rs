@@ -289,11 +289,42 @@ fn elements<T: Viewable>(c: &mut Cursor<'_>, cx: Ctx, index: &mut ViewIndex, cou
     true
 }
 
+/// Steps over `count` elements of a [`PLACED`](Viewable::PLACED) type when every one is there
+/// and its tagged section is empty, and gives the stride from one to the next; `None`, without
+/// moving, when the elements need the walk of each: a field that is not all there, a section
+/// that holds a field (or one that decoding refuses), or elements that take no byte.
+#[inline(always)]
+fn placed_elements<T: Viewable>(c: &mut Cursor<'_>, cx: Ctx, count: usize) -> Option<u32> {
+    let width = T::placed_width(cx);
+    let stride = width.wrapping_add(usize::from(cx.flexible));
+    if stride == 0 {
+        return None;
+    }
+    let len = count.checked_mul(stride)?;
+    let elements = c.rest().get(..len)?;
+    if cx.flexible {
+        // An empty section is one zero byte, each element's last.
+        let mut section = width;
+        while let Some(&b) = elements.get(section) {
+            if b != 0 {
+                return None;
+            }
+            section = section.wrapping_add(stride);
+        }
+    }
+    c.skip(len);
+    // A stride is the width of a few scalars.
+    u32::try_from(stride).ok()
+}
+
 /// Walks an array after its count, and says where its view finds it: at `at`, its position,
 /// when its elements are found by position; otherwise at its record in the index, two words
 /// (the count, and where the record after its elements' starts) before its elements' records.
-/// An empty array of a struct's field has no record: its place is [`EMPTY`]. One that is an
-/// element of an array has one, as every element does, so that the next is a step away.
+/// An array of [`PLACED`](Viewable::PLACED) elements has two words more: the stride from one
+/// element to the next and where the first starts, when they are all placed by it and keep no
+/// record; 0 and 0 when they keep records after the four words as any struct's. An empty array
+/// of a struct's field has no record: its place is [`EMPTY`]. One that is an element of an
+/// array has one, as every element does, so that the next is a step away.
 #[inline(always)]
 fn array<T: Viewable>(
     c: &mut Cursor<'_>,
@@ -309,8 +340,19 @@ fn array<T: Viewable>(
     if count == 0 && !element {
         return Some(EMPTY);
     }
-    // The count is at most the input's length, which fits.
-    let record = index.push(&[count as u32, NULL]);
+    // The count is at most the input's length, which fits, and so does every position.
+    if T::PLACED {
+        let first = c.place();
+        if let Some(stride) = placed_elements::<T>(c, cx, count) {
+            let next = index.next().wrapping_add(4);
+            return Some(index.push(&[count as u32, next, stride, first]));
+        }
+    }
+    let record = if T::PLACED {
+        index.push(&[count as u32, NULL, 0, 0])
+    } else {
+        index.push(&[count as u32, NULL])
+    };
     if !elements::<T>(c, cx, index, count) {
         return None;
     }
@@ -369,8 +411,17 @@ impl<T: Viewable> Viewable for Vec<T> {
     #[inline]
     fn view_found<'a>(r: Reader<'a>, at: u32, cx: Ctx) -> Array<'a, T> {
         if T::INDEXED {
-            let count = if at == EMPTY { 0 } else { r.word(at) as usize };
-            return Array::new(r, at.wrapping_add(2), count, cx);
+            if at == EMPTY {
+                return Array::default();
+            }
+            let count = r.word(at) as usize;
+            if !T::PLACED {
+                return Array::new(r, at.wrapping_add(2), count, cx);
+            }
+            return match r.pair(at.wrapping_add(2)) {
+                (0, _) => Array::new(r, at.wrapping_add(4), count, cx),
+                (stride, first) => Array::placed(r, first, count, stride, cx),
+            };
         }
         let mut c = r.cursor(at);
         let count = c.checked_count(cx);

@@ -77,6 +77,19 @@ impl<'a, const N: usize> RawStruct<'a, N> {
         RawStruct { r, at, start, cx }
     }
 
+    /// A struct placed by its start alone ([`Viewable::PLACED`]), at byte `start`, with no
+    /// record: it reads nothing but its run and its tagged section
+    /// ([`unknown_after`](Self::unknown_after)).
+    #[inline]
+    pub fn placed(r: Reader<'a>, start: u32, cx: Ctx) -> Self {
+        RawStruct {
+            r,
+            at: ABSENT,
+            start,
+            cx,
+        }
+    }
+
     /// The struct whose record is at `at`, as an element of an array, and where the next
     /// element's record is.
     #[inline]
@@ -260,11 +273,31 @@ impl<'a, const N: usize> RawStruct<'a, N> {
         }
     }
 
-    /// [`unknown`](Self::unknown), owned.
-    pub fn unknown_owned(&self, known: &'static [FieldInfo]) -> UnknownTaggedFields {
+    /// [`unknown`](Self::unknown) for a struct placed by its start ([`Viewable::PLACED`]),
+    /// whose tagged section is `width` bytes after it: read from there, with or without a
+    /// record.
+    #[inline]
+    pub fn unknown_after(&self, width: usize, known: &'static [FieldInfo]) -> TaggedFields<'a> {
+        // An absent struct's start is past any input. Nearly every section is empty, one zero
+        // byte, and reads as no section at all, so that no field's reader is called for it.
+        let at = (self.start as usize).wrapping_add(width);
+        let section = match self.source().bytes().get(at..) {
+            Some(section) if self.cx.flexible && section.first() != Some(&0) => section,
+            _ => &[],
+        };
+        TaggedFields {
+            section,
+            cx: self.cx,
+            known,
+        }
+    }
+
+    /// The fields [`unknown`](Self::unknown) or [`unknown_after`](Self::unknown_after) gave,
+    /// owned.
+    pub fn unknown_owned(&self, unknown: TaggedFields<'a>) -> UnknownTaggedFields {
         let mut fields = UnknownTaggedFields::default();
         let src = self.source();
-        for field in self.unknown(known) {
+        for field in unknown {
             fields.push(RawTaggedField {
                 tag: field.tag,
                 data: src.to_bytes(field.data),

@@ -47,6 +47,32 @@ pub trait Viewable: Codec {
     #[doc(hidden)]
     const SPAN: bool = false;
 
+    /// Whether a value is found wholly from where it starts: a struct whose every field is of
+    /// one width and in its opening run, with no tagged field of its own. An array of such
+    /// values whose tagged sections are all empty keeps no record per element: each element is
+    /// a stride after the one before ([`placed_width`](Self::placed_width) and the section's
+    /// byte), read by [`view_placed`](Self::view_placed).
+    #[doc(hidden)]
+    const PLACED: bool = false;
+
+    /// For a [`PLACED`](Self::PLACED) type: the bytes its fields take in `cx`'s version, up to
+    /// its tagged section.
+    #[doc(hidden)]
+    #[inline]
+    fn placed_width(cx: Ctx) -> usize {
+        let _ = cx;
+        0
+    }
+
+    /// For a [`PLACED`](Self::PLACED) type: the view of a value the walk accepted at byte
+    /// `start`, whose tagged section is empty. Any other type's is empty.
+    #[doc(hidden)]
+    #[inline]
+    fn view_placed<'a>(r: Reader<'a>, start: u32, cx: Ctx) -> Self::View<'a> {
+        let _ = (r, start, cx);
+        Self::empty()
+    }
+
     /// Steps over a value that is not null, accepting exactly the values
     /// [`Codec::decode_value`] accepts, and says where its view finds it: its position
     /// ([`Cursor::place`] before the step), or, for an indexed value, its record in `index`.

@@ -96,6 +96,12 @@ struct Record {
     after: Option<usize>,
     /// The words before the tagged section's.
     words: usize,
+    /// Whether the struct's start places every field: all are in the run, none is tagged. Its
+    /// tagged section is then the run's width after the start, and an array of such structs
+    /// keeps no record per element when their sections are empty (`Viewable::PLACED`).
+    placed: bool,
+    /// The widths of the run's types, one constant each, which the widths name.
+    consts: Vec<TokenStream>,
 }
 
 impl Record {
@@ -113,6 +119,7 @@ impl Record {
 fn record(msg: &Message) -> Record {
     let p = &msg.private;
     let mut widths: Vec<TokenStream> = Vec::new();
+    let mut consts: Vec<TokenStream> = Vec::new();
     let mut open = true;
     let mut after = None;
     // Each field's place, its words numbered once all are known.
@@ -138,7 +145,12 @@ fn record(msg: &Message) -> Record {
         if fixed && plain {
             places.push(Place::Prefix(offset));
             let inner = f.ty.inner;
-            let width = quote_spanned!(inner.span()=> const { #p::fixed_width::<#inner>() });
+            // Named once, so that a type without a fixed length is one error, not one per use.
+            let width = quote::format_ident!("__WIDTH{}", consts.len(), span = inner.span());
+            consts.push(quote_spanned! {inner.span()=>
+                const #width: ::core::primitive::usize = #p::fixed_width::<#inner>();
+            });
+            let width = quote_spanned!(inner.span()=> #width);
             widths.push(match g.cond(g.regular()) {
                 None => width,
                 Some(c) => quote!((if #c { #width } else { 0 })),
@@ -155,6 +167,9 @@ fn record(msg: &Message) -> Record {
         }
     }
     let run = (!widths.is_empty()).then(|| quote!(0usize #(+ #widths)*));
+    let placed = run.is_some()
+        && after.is_none()
+        && places.iter().all(|place| matches!(place, Place::Prefix(_)));
     let mut words = usize::from(run.is_some());
     for place in &mut places {
         let (i, n) = match place {
@@ -170,6 +185,8 @@ fn record(msg: &Message) -> Record {
         run,
         after,
         words,
+        placed,
+        consts,
     }
 }
 
@@ -202,17 +219,42 @@ pub fn expand_impls(msg: &Message) -> TokenStream {
     let record = record(msg);
     let n = record.len();
     let walk = expand_walk(msg, &record);
+    let placed = record.run.as_ref().filter(|_| record.placed).map(|width| {
+        quote! {
+            const PLACED: ::core::primitive::bool = true;
+
+            #[inline]
+            #[allow(unused_variables)]
+            fn placed_width(__cx: #p::Ctx) -> ::core::primitive::usize {
+                let __v = __cx.version;
+                #width
+            }
+
+            #[inline]
+            fn view_placed<'a>(__r: #p::Reader<'a>, __start: ::core::primitive::u32, __cx: #p::Ctx) -> #view<'a> {
+                #view(#p::RawStruct::placed(__r, __start, __cx))
+            }
+        }
+    });
     let accessors = msg.fields.iter().zip(&record.places).map(|(f, place)| {
         let g = FieldGen::new(msg, f);
         accessor(&g, place)
     });
     let unknown_accessor = msg.unknown.map(|u| {
         let doc = "The tagged fields this struct does not know, in wire order.";
+        let known = quote!(<#ident as #p::Fields>::FIELDS);
+        let read = if record.placed {
+            quote! {
+                self.0.unknown_after(<#ident as #p::Viewable>::placed_width(self.0.cx()), #known)
+            }
+        } else {
+            quote!(self.0.unknown(#known))
+        };
         quote! {
             #[doc = #doc]
             #[inline]
             pub fn #u(&self) -> #p::TaggedFields<'a> {
-                self.0.unknown(<#ident as #p::Fields>::FIELDS)
+                #read
             }
         }
     });
@@ -266,7 +308,7 @@ pub fn expand_impls(msg: &Message) -> TokenStream {
     });
     let unknown_owned = msg.unknown.map(|u| {
         if msg.may_be_flexible() {
-            quote!(#u: self.0.unknown_owned(<#ident as #p::Fields>::FIELDS),)
+            quote!(#u: self.0.unknown_owned(self.#u()),)
         } else {
             quote!(#u: ::core::default::Default::default(),)
         }
@@ -291,7 +333,10 @@ pub fn expand_impls(msg: &Message) -> TokenStream {
         "The owned [`{ident}`], equal to what decoding the same bytes gives. Strings, bytes \
 and records share the input when the view was opened on a `Bytes`, and are copied otherwise."
     );
+    let consts = &record.consts;
     quote! {
+        #(#consts)*
+
         #walk
 
         #[automatically_derived]
@@ -299,6 +344,8 @@ and records share the input when the view was opened on a `Bytes`, and are copie
             type View<'a> = #view<'a>;
 
             const INDEXED: ::core::primitive::bool = true;
+
+            #placed
 
             #[inline]
             fn walk(__c: &mut #p::Cursor<'_>, __cx: #p::Ctx, __i: &mut #p::ViewIndex) -> ::core::option::Option<::core::primitive::u32> {

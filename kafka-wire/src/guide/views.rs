@@ -197,10 +197,13 @@
 //! and so is the string, bytes or array of integers that follows them (the partition's
 //! replicas), which needs no word either. A string, bytes or records field elsewhere keeps two
 //! words, where its bytes start and end, so that its accessor does not read its length again;
-//! an empty array of structs keeps no record at all. Arrays of integers and strings are read
-//! where they lie, in order. A string's accessor checks its UTF-8 again (quickly, as safe code
-//! must to hand out a `&str`). The index takes a few words per struct: about as many bytes as the message
-//! for messages of many small structs, far fewer for messages of records.
+//! an empty array of structs keeps no record at all, nor do the elements of an array of structs
+//! of such scalars alone (a partition's index and error code) while their tagged sections are
+//! empty: they are then a fixed stride apart, and the array's record says where the first is.
+//! Arrays of integers and strings are read where they lie, in order. A string's accessor checks
+//! its UTF-8 again (quickly, as safe code must to hand out a `&str`). The index takes a few
+//! words per struct: about as many bytes as the message for messages of many small structs, far
+//! fewer for messages of records.
 //!
 //! So reading a message through a view costs one pass over its bytes and no allocation, and
 //! reading part of it (a router's few fields) little more than the pass. When every field is
