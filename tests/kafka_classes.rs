@@ -6,8 +6,7 @@
 //! the JSON Kafka's converter wrote, and reading Kafka's JSON gives a message that encodes to
 //! the same bytes. The file also declares the messages and versions of the merged releases;
 //! every one of them has vectors, and they are exactly the messages and versions kafka-wire
-//! has. Needs the `serde` feature: `cargo test -p kafka-wire-tests --features serde --test
-//! kafka_classes`.
+//! has: `cargo test -p kafka-wire-tests --test kafka_classes`.
 #![forbid(unsafe_code)]
 
 use bytes::{Bytes, BytesMut};

@@ -1,4 +1,4 @@
-use bytes::Bytes;
+use kafka_wire::bytes::Bytes;
 use kafka_wire::codec::{Codec, Ctx, Sink};
 use kafka_wire::view::{Cursor, Source, ViewIndex, Viewable};
 use kafka_wire::{DecodeError, EncodeError, KafkaMessage};
