@@ -156,7 +156,8 @@ fn compare_names(
         return;
     };
     let fields = s["fields"].as_array().cloned().unwrap_or_default();
-    // serde_json's maps are sorted: compare the names as sets.
+    // Compared as sets: serde_json's maps are sorted, or in insertion order where another crate
+    // of the build turns on its `preserve_order`, as the workspace's does.
     let mut expected: Vec<&str> = fields
         .iter()
         .filter_map(|f| f["json_name"].as_str())
@@ -166,7 +167,8 @@ fn compare_names(
         problems.push(format!("{at}: not an object: {written}"));
         return;
     };
-    let ours: Vec<&str> = object.keys().map(String::as_str).collect();
+    let mut ours: Vec<&str> = object.keys().map(String::as_str).collect();
+    ours.sort_unstable();
     if ours != expected {
         problems.push(format!(
             "{at}: JSON names {ours:?}, schema names {expected:?}"
