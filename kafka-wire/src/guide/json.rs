@@ -50,9 +50,9 @@
 //! | a name the struct lacks, a field given twice | an error | ignored, the last one |
 //!
 //! So JSON → message → bytes gives back the bytes the JSON was read from, records and unknown tags
-//! included; `cargo test -p kafka-wire-tests --test json` sends every golden
-//! vector through it, and holds the JSON name of every field of every message to the schemas' names
-//! (recorded by the generator in `facts.json`). What hand-written JSON needs is only what differs
+//! included; `cargo test -p kafka-wire-tests --test json` sends every golden vector through it,
+//! and holds the JSON name of every field of every message to the schemas' names (recorded by
+//! the generator in `facts.json`). What hand-written JSON needs is only what differs
 //! from the defaults; fields the chosen version lacks may be given, and encoding refuses a
 //! non-default value for them (unless the field is `ignorable`), as it does for any message.
 //! `int64` values beyond 2^53 stay exact here, but JavaScript readers lose their low bits.
