@@ -277,8 +277,8 @@ impl<'a> Cursor<'a> {
     #[inline(always)]
     pub(crate) fn span_records(&mut self, cx: Ctx) -> Option<Option<u32>> {
         if cx.flexible {
-            if let Some((prefix, n)) = short_varint(self.rest(), LenKind::Bytes) {
-                // The length fits in what follows it: `short_varint` checked.
+            if let Some((prefix, n)) = batch_length(self.src.bytes(), self.pos) {
+                // The length fits in what follows it: `batch_length` checked.
                 let start = self.pos.wrapping_add(prefix);
                 self.pos = start.wrapping_add(n);
                 return Some(Some(start as u32));
@@ -455,6 +455,35 @@ fn short_varint(rest: &[u8], kind: LenKind) -> Option<(usize, usize)> {
     (minimal && n <= kind.max() && n <= rest.len().wrapping_sub(prefix)).then_some((prefix, n))
 }
 
+/// A compact length of two or three bytes at byte `pos` of `bytes`, not null, as short as its
+/// value allows and fitting in what follows, as `(bytes it takes, length)`: what a records field
+/// of 127 bytes to 2 MiB has, a record batch's usual size. Read from one load of four bytes by
+/// their index, as [`short_varint`] reads every length but tested for these two lengths alone;
+/// `None` for anything else, which the general reader of a prefix decides.
+#[inline(always)]
+fn batch_length(bytes: &[u8], pos: usize) -> Option<(usize, usize)> {
+    let rest = bytes.get(pos..)?;
+    let word = u32::from_le_bytes(*rest.first_chunk::<4>()?);
+    // A value of at least 0x80 is a length of at least 127, below `LenKind::Bytes`' longest;
+    // tested in each branch, so that the prefix is a constant there.
+    let fits = |value: u32, prefix: usize| {
+        let n = (value as usize).wrapping_sub(1);
+        (n <= rest.len().wrapping_sub(prefix)).then_some((prefix, n))
+    };
+    // The continuation bits of the first three bytes, then the last byte's value bits, which
+    // are not all zero in a length as short as it can be.
+    if word & 0x80_8080 == 0x8080 && word & 0x7f_0000 != 0 {
+        fits(
+            word & 0x7f | (word >> 1) & 0x3f80 | (word >> 2) & 0x1f_c000,
+            3,
+        )
+    } else if word & 0x8080 == 0x80 && word & 0x7f00 != 0 {
+        fits(word & 0x7f | (word >> 1) & 0x3f80, 2)
+    } else {
+        None
+    }
+}
+
 /// A varint of four bytes or more at the front of `rest`, or one at the end of the input, as
 /// `(value, bytes it takes)`: out of line, with the error it drops, so that the readers of
 /// lengths the walk accepted stay small enough to be inlined into every accessor.
@@ -478,6 +507,17 @@ mod tests {
     /// prefix reads, strict or not, for each kind of length, whatever follows and however much
     /// does; where it does not, the slow path decides alone.
     #[test]
+    fn the_records_length_reader_reads_its_four_bytes_at_its_position() {
+        // 300 (0xac 0x02) plus one, after a byte that is not part of it.
+        let mut bytes = vec![0xff, 0xad, 0x02, 0x00];
+        assert_eq!(batch_length(&bytes, 1), None, "three bytes left");
+        bytes.resize(400, 0);
+        assert_eq!(batch_length(&bytes, 1), Some((2, 300)));
+        bytes.truncate(302);
+        assert_eq!(batch_length(&bytes, 1), None, "299 bytes after the length");
+    }
+
+    #[test]
     fn the_short_length_reader_agrees_with_every_rule() {
         let thirds = [0x00u8, 0x01, 0x7f, 0x80, 0xff];
         let mut inputs: Vec<Vec<u8>> = [4usize, 130, 20_000, 3_000_000]
@@ -489,6 +529,14 @@ mod tests {
                     for bytes in &mut inputs {
                         let rest = bytes.len();
                         bytes[..3].copy_from_slice(&[b0, b1, b2]);
+                        // The reader of a records length reads the two- and three-byte
+                        // lengths the general one reads, and nothing else.
+                        let general = short_varint(bytes, LenKind::Bytes);
+                        assert_eq!(
+                            batch_length(bytes, 0),
+                            general.filter(|&(prefix, _)| prefix > 1),
+                            "{b0:#x} {b1:#x} {b2:#x}, {rest} bytes"
+                        );
                         for kind in [LenKind::String, LenKind::Bytes, LenKind::Array] {
                             let Some((prefix, n)) = short_varint(bytes, kind) else {
                                 continue;
