@@ -3,7 +3,7 @@
 
 use super::array::Array;
 use super::cursor::Cursor;
-use super::index::{ViewIndex, EMPTY, NULL};
+use super::index::{ViewIndex, ABSENT, EMPTY, NULL};
 use super::reader::Reader;
 use super::source::Source;
 use super::viewable::Viewable;
@@ -418,7 +418,7 @@ impl<T: Viewable> Viewable for Vec<T> {
             if !T::PLACED {
                 return Array::new(r, at.wrapping_add(2), count, cx);
             }
-            return match r.pair(at.wrapping_add(2)) {
+            return match r.pair(at.wrapping_add(2)).unwrap_or((ABSENT, ABSENT)) {
                 (0, _) => Array::new(r, at.wrapping_add(4), count, cx),
                 (stride, first) => Array::placed(r, first, count, stride, cx),
             };

@@ -211,16 +211,15 @@ impl<'a, const N: usize> RawStruct<'a, N> {
         if i >= N {
             return Err(ABSENT);
         }
-        let (start, end) = self.r.pair(self.at.wrapping_add(i as u32));
-        match start {
-            ABSENT | NULL => Err(start),
-            // The walk noted bytes it stepped over inside the input.
-            _ => Ok(T::view_span(
-                self.source()
-                    .bytes()
-                    .get(start as usize..end as usize)
-                    .unwrap_or_default(),
-            )),
+        let Some((start, end)) = self.r.pair(self.at.wrapping_add(i as u32)) else {
+            return Err(ABSENT);
+        };
+        // The walk noted bytes it stepped over inside the input; `ABSENT` and `NULL` are past
+        // any input's end, so the slice is there exactly when the field is.
+        match self.source().bytes().get(start as usize..end as usize) {
+            Some(bytes) => Ok(T::view_span(bytes)),
+            None if start == NULL => Err(NULL),
+            None => Err(ABSENT),
         }
     }
 

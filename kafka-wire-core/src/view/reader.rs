@@ -51,13 +51,14 @@ impl<'a> Reader<'a> {
         self.words.get(at as usize).copied().unwrap_or(ABSENT)
     }
 
-    /// Words `at` and `at + 1` of the index, with one bounds check; [`ABSENT`] past its end.
+    /// Words `at` and `at + 1` of the index, with one bounds check; `None` past its end, which
+    /// no record the walk made reaches.
     #[inline]
-    pub(crate) fn pair(&self, at: u32) -> (u32, u32) {
+    pub(crate) fn pair(&self, at: u32) -> Option<(u32, u32)> {
         let at = at as usize;
         match self.words.get(at..at.wrapping_add(2)) {
-            Some(&[a, b]) => (a, b),
-            _ => (ABSENT, ABSENT),
+            Some(&[a, b]) => Some((a, b)),
+            _ => None,
         }
     }
 
