@@ -503,9 +503,8 @@ fn prefix_slow(rest: &[u8], cx: Ctx, kind: LenKind) -> Option<(usize, Option<usi
 mod tests {
     use super::*;
 
-    /// Where the inline reader of a compact length reads one, it reads what every rule of a
-    /// prefix reads, strict or not, for each kind of length, whatever follows and however much
-    /// does; where it does not, the slow path decides alone.
+    /// The reader of a records length reads at its position, not at the front of the input,
+    /// and needs four bytes there and the whole length after them.
     #[test]
     fn the_records_length_reader_reads_its_four_bytes_at_its_position() {
         // 300 (0xac 0x02) plus one, after a byte that is not part of it.
@@ -517,6 +516,10 @@ mod tests {
         assert_eq!(batch_length(&bytes, 1), None, "299 bytes after the length");
     }
 
+    /// Where the inline reader of a compact length reads one, it reads what every rule of a
+    /// prefix reads, strict or not, for each kind of length, whatever follows and however much
+    /// does; where it does not, the slow path decides alone. The reader of a records length
+    /// reads exactly the two- and three-byte lengths among them.
     #[test]
     fn the_short_length_reader_agrees_with_every_rule() {
         let thirds = [0x00u8, 0x01, 0x7f, 0x80, 0xff];
